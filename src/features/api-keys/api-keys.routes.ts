@@ -1,0 +1,28 @@
+import { Type } from '@sinclair/typebox';
+import { Page } from '../../http/pagination.ts';
+import type { App } from '../../http/types.ts';
+import { ApiKey, ApiKeyCreate, ApiKeyIdParams, ApiKeyListQuery, ApiKeyWithSecret } from './api-keys.schemas.ts';
+import type { ApiKeysService } from './api-keys.service.ts';
+
+const tags = ['API keys'];
+
+export function apiKeyRoutes(app: App, keys: ApiKeysService): void {
+  app.get('/v1/api-keys', { schema: { tags, summary: 'List API keys (yours; admins: everyone\'s)', querystring: ApiKeyListQuery, response: { 200: Page(ApiKey, 'ApiKeyPage') } } },
+    (req) => keys.list(req.actor, { ...req.query, limit: req.query.limit ?? 50 }));
+
+  app.post('/v1/api-keys', { schema: { tags, summary: 'Create an API key; the secret is returned once', body: ApiKeyCreate, response: { 201: ApiKeyWithSecret } } },
+    async (req, reply) => {
+      const key = await keys.create(req.actor, req.body);
+      reply.code(201).header('location', `/v1/api-keys/${key.id}`);
+      return key;
+    });
+
+  app.get('/v1/api-keys/:id', { schema: { tags, summary: 'Get an API key (never its secret)', params: ApiKeyIdParams, response: { 200: ApiKey } } },
+    (req) => keys.get(req.actor, req.params.id));
+
+  app.delete('/v1/api-keys/:id', { schema: { tags, summary: 'Revoke an API key (idempotent)', params: ApiKeyIdParams, response: { 204: Type.Null() } } },
+    async (req, reply) => {
+      await keys.revoke(req.actor, req.params.id);
+      return reply.code(204).send(null);
+    });
+}

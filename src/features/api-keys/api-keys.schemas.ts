@@ -1,0 +1,36 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { PageQuery } from '../../http/pagination.ts';
+
+export const ApiKey = Type.Object({
+  id: Type.String({ description: 'key_…' }),
+  name: Type.String(),
+  user_id: Type.String(),
+  prefix: Type.String({ description: 'The first characters of the secret, to tell keys apart (`jsk_AbCd`).' }),
+  read_only: Type.Boolean({ description: 'A read-only key gets 403 on any write.' }),
+  created_by: Type.Union([Type.String(), Type.Null()]),
+  created_at: Type.String({ format: 'date-time' }),
+  revoked_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  updated_at: Type.String({ format: 'date-time' }),
+}, { title: 'ApiKey' });
+export type ApiKeyView = Static<typeof ApiKey>;
+
+export const ApiKeyWithSecret = Type.Composite([ApiKey, Type.Object({
+  key: Type.String({ description: 'The secret (`jsk_…`). Shown only in this response: store it now.' }),
+})], { title: 'ApiKeyWithSecret' });
+
+export const ApiKeyCreate = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 100 }),
+  user_id: Type.Optional(Type.String({ maxLength: 100, description: 'Whose key it is; admins may name another user. Defaults to the caller.' })),
+  read_only: Type.Optional(Type.Boolean({ default: false })),
+}, { additionalProperties: false });
+export type ApiKeyCreateInput = Static<typeof ApiKeyCreate>;
+
+export const ApiKeyListQuery = Type.Object({
+  limit: Type.Optional(PageQuery.limit),
+  cursor: Type.Optional(PageQuery.cursor),
+  user_id: Type.Optional(Type.String({ maxLength: 100 })),
+  status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('revoked'), Type.Literal('all')], { default: 'all' })),
+}, { additionalProperties: false });
+export type ApiKeyListFilters = Static<typeof ApiKeyListQuery>;
+
+export const ApiKeyIdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });

@@ -1,0 +1,56 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { PageQuery } from '../../http/pagination.ts';
+
+export const RoleSchema = Type.Union([Type.Literal('admin'), Type.Literal('manager'), Type.Literal('standard'), Type.Literal('restricted')], {
+  description: 'admin: everything; manager: all projects and users below admin; standard: all projects\' content; restricted: only projects they belong to or created.',
+});
+const Handle = Type.String({
+  pattern: '^[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,37}[A-Za-z0-9_])?$',
+  description: 'Unique per workspace (case-insensitively); used for @mentions. 1..39 letters, digits, `_` or `-`.',
+});
+const Email = Type.String({ format: 'email', maxLength: 254 });
+const Name = Type.String({ minLength: 1, maxLength: 100 });
+
+export const User = Type.Object({
+  id: Type.String({ description: 'usr_…' }),
+  email: Type.String(),
+  first_name: Type.Union([Type.String(), Type.Null()]),
+  last_name: Type.Union([Type.String(), Type.Null()]),
+  handle: Type.String(),
+  role: RoleSchema,
+  status: Type.Union([Type.Literal('active'), Type.Literal('deactivated')]),
+  created_at: Type.String({ format: 'date-time' }),
+  updated_at: Type.String({ format: 'date-time' }),
+  deactivated_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+}, { title: 'User' });
+export type UserView = Static<typeof User>;
+
+export const UserCreate = Type.Object({
+  email: Email,
+  first_name: Type.Optional(Type.Union([Name, Type.Null()])),
+  last_name: Type.Optional(Type.Union([Name, Type.Null()])),
+  handle: Type.Optional(Handle),
+  role: Type.Optional(RoleSchema),
+}, { additionalProperties: false, description: 'A new user. `role` defaults to standard; `handle` defaults to one made from the e-mail address.' });
+export type UserCreateInput = Static<typeof UserCreate>;
+
+export const UserPatch = Type.Object({
+  email: Type.Optional(Email),
+  first_name: Type.Optional(Type.Union([Name, Type.Null()])),
+  last_name: Type.Optional(Type.Union([Name, Type.Null()])),
+  handle: Type.Optional(Handle),
+  role: Type.Optional(RoleSchema),
+  status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('deactivated')])),
+}, { additionalProperties: false });
+export type UserPatchInput = Static<typeof UserPatch>;
+
+export const UserListQuery = Type.Object({
+  ...PageQuery,
+  limit: Type.Optional(PageQuery.limit),
+  cursor: Type.Optional(PageQuery.cursor),
+  status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('deactivated'), Type.Literal('all')], { default: 'active' })),
+  role: Type.Optional(RoleSchema),
+}, { additionalProperties: false });
+export type UserListFilters = Static<typeof UserListQuery>;
+
+export const UserIdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });

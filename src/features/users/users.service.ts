@@ -1,0 +1,130 @@
+import type { Db, Tx } from '../../db/database.ts';
+import type { Role } from '../../db/schema.ts';
+import { requireRole, roleRank, type Actor } from '../../http/actor.ts';
+import type { ApiKeyAuthenticator } from '../../http/auth.ts';
+import { conflict, forbidden, notFound, unprocessable } from '../../http/errors.ts';
+import { checkIfMatch, type IfMatch } from '../../http/etag.ts';
+import { decodeCursor, toPage, type PageOf } from '../../http/pagination.ts';
+import { newId } from '../../ids.ts';
+import { ApiKeysRepository } from '../api-keys/api-keys.repository.ts';
+import type { UserCreateInput, UserListFilters, UserPatchInput } from './users.schemas.ts';
+import { UsersRepository } from './users.repository.ts';
+import { toUserView, type UserRow, type UserView } from './users.views.ts';
+
+/** Unique-index violations, told apart by index name. */
+function uniqueViolation(err: unknown): 'email' | 'handle' | null {
+  const e = err as { code?: string; constraint?: string };
+  if (e.code !== '23505') return null;
+  if (e.constraint === 'users_email_per_workspace') return 'email';
+  if (e.constraint === 'users_handle_per_workspace') return 'handle';
+  return null;
+}
+
+/**
+ * Users of a workspace. Who may do what:
+ * - everyone reads the directory (needed for assigning and @mentions);
+ * - admins manage everyone; managers manage users below admin and may not grant admin;
+ * - everyone edits their own name, e-mail and handle, but not their own role or status.
+ * Deactivating revokes all the user's keys; the last active admin cannot be demoted or deactivated.
+ */
+export class UsersService {
+  private readonly users = new UsersRepository();
+  private readonly keys = new ApiKeysRepository();
+
+  constructor(private readonly db: Db, private readonly authenticator: ApiKeyAuthenticator) {}
+
+  async me(actor: Actor): Promise<UserView> {
+    return this.get(actor, actor.userId);
+  }
+
+  async get(actor: Actor, id: string): Promise<UserView> {
+    const user = await this.users.get(this.db, actor.workspaceId, id) ?? notFound('user', id);
+    return toUserView(user);
+  }
+
+  async list(actor: Actor, filters: UserListFilters & { limit: number }): Promise<PageOf<UserView>> {
+    const [after] = decodeCursor(filters.cursor, 'id', 1) ?? [null];
+    const rows = await this.users.list(this.db, actor.workspaceId, filters, after as string | null);
+    return toPage(rows, filters.limit, 'id', (u) => [u.id], toUserView);
+  }
+
+  async create(actor: Actor, input: UserCreateInput): Promise<UserView> {
+    requireRole(actor, ['admin', 'manager'], 'add users');
+    const role: Role = input.role ?? 'standard';
+    this.requireMayGrant(actor, role);
+    return this.db.transaction().execute(async (tx) => {
+      const handle = input.handle ?? await this.users.freeHandle(tx, actor.workspaceId, input.email);
+      const row = await this.withUniqueness(() => this.users.insert(tx, {
+        id: newId('user'), workspace_id: actor.workspaceId, email: input.email, handle, role,
+        first_name: input.first_name ?? null, last_name: input.last_name ?? null,
+      }));
+      return toUserView(row);
+    });
+  }
+
+  async update(actor: Actor, id: string, patch: UserPatchInput, ifMatch: IfMatch): Promise<UserView> {
+    const updated = await this.db.transaction().execute(async (tx) => {
+      const user = await this.users.getForUpdate(tx, actor.workspaceId, id) ?? notFound('user', id);
+      checkIfMatch(ifMatch, toUserView(user));
+      const self = user.id === actor.userId;
+      const changesAccess = patch.role !== undefined && patch.role !== user.role || patch.status !== undefined && patch.status !== user.status;
+      if (!self || changesAccess) this.requireMayManage(actor, user, changesAccess && self ? 'change your own role or status' : 'edit this user');
+      if (patch.role !== undefined && patch.role !== user.role) this.requireMayGrant(actor, patch.role);
+      const losesAdmin = user.role === 'admin' && user.status === 'active' &&
+        ((patch.role !== undefined && patch.role !== 'admin') || patch.status === 'deactivated');
+      if (losesAdmin) await this.requireAnotherAdmin(tx, actor.workspaceId);
+
+      const row = await this.withUniqueness(() => this.users.update(tx, user.id, {
+        ...patch,
+        ...(patch.status === 'deactivated' && user.status !== 'deactivated' ? { deactivated_at: new Date() } : {}),
+        ...(patch.status === 'active' ? { deactivated_at: null } : {}),
+      }));
+      if (patch.status === 'deactivated' && user.status !== 'deactivated') await this.keys.revokeAllOfUser(tx, user.id);
+      return row;
+    });
+    this.authenticator.forget({ userId: id });
+    return toUserView(updated);
+  }
+
+  /** DELETE deactivates: the user keeps authorship of their work, loses access, and all their keys stop. */
+  async deactivate(actor: Actor, id: string, ifMatch: IfMatch): Promise<void> {
+    await this.db.transaction().execute(async (tx) => {
+      const user = await this.users.getForUpdate(tx, actor.workspaceId, id) ?? notFound('user', id);
+      checkIfMatch(ifMatch, toUserView(user));
+      this.requireMayManage(actor, user, 'deactivate this user');
+      if (user.status === 'deactivated') return;
+      if (user.role === 'admin') await this.requireAnotherAdmin(tx, actor.workspaceId);
+      await this.users.update(tx, user.id, { status: 'deactivated', deactivated_at: new Date() });
+      await this.keys.revokeAllOfUser(tx, user.id);
+    });
+    this.authenticator.forget({ userId: id });
+  }
+
+  private requireMayManage(actor: Actor, target: UserRow, action: string): void {
+    requireRole(actor, ['admin', 'manager'], action);
+    if (actor.role === 'manager' && target.role === 'admin') forbidden('Managers may not change admins.');
+  }
+
+  private requireMayGrant(actor: Actor, role: Role): void {
+    if (roleRank(role) > roleRank(actor.role) || (actor.role !== 'admin' && role === 'admin')) {
+      forbidden(`Your role (${actor.role}) may not grant the ${role} role.`);
+    }
+  }
+
+  private async requireAnotherAdmin(tx: Tx, workspaceId: string): Promise<void> {
+    if (await this.users.countActiveAdmins(tx, workspaceId) <= 1) {
+      unprocessable('last_admin', 'This is the last active admin of the workspace; make someone else admin first.');
+    }
+  }
+
+  private async withUniqueness<T>(write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (err) {
+      const field = uniqueViolation(err);
+      if (field === 'email') conflict('email_taken', 'Another user of this workspace has that e-mail address.');
+      if (field === 'handle') conflict('handle_taken', 'Another user of this workspace has that handle.');
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,54 @@
+import type { Db } from '../../db/database.ts';
+import type { Actor } from '../../http/actor.ts';
+import { notFound } from '../../http/errors.ts';
+import { newId } from '../../ids.ts';
+import { ApiKeysRepository, type NewApiKey } from '../api-keys/api-keys.repository.ts';
+import { toApiKeyView, type ApiKeyView } from '../api-keys/api-keys.views.ts';
+import { UsersRepository } from '../users/users.repository.ts';
+import { toUserView, type UserView } from '../users/users.views.ts';
+import { WorkspacesRepository, type WorkspaceRow } from './workspaces.repository.ts';
+import type { WorkspaceView } from './workspaces.schemas.ts';
+
+export const toWorkspaceView = (row: WorkspaceRow): WorkspaceView => ({
+  id: row.id,
+  name: row.name,
+  created_at: row.created_at.toISOString(),
+  updated_at: row.updated_at.toISOString(),
+});
+
+export interface ProvisionedWorkspace {
+  workspace: WorkspaceView;
+  admin: UserView;
+  api_key: ApiKeyView & { key: string };
+}
+
+export class WorkspacesService {
+  private readonly workspaces = new WorkspacesRepository();
+  private readonly users = new UsersRepository();
+  private readonly keys = new ApiKeysRepository();
+
+  constructor(private readonly db: Db) {}
+
+  async current(actor: Actor): Promise<WorkspaceView> {
+    const row = await this.workspaces.get(this.db, actor.workspaceId) ?? notFound('workspace', actor.workspaceId);
+    return toWorkspaceView(row);
+  }
+
+  /** The operator's way in (CLI): a workspace, its first admin and that admin's first API key, all or nothing. */
+  async provision(input: { name: string; adminEmail: string; adminFirstName?: string; adminLastName?: string }): Promise<ProvisionedWorkspace> {
+    return this.db.transaction().execute(async (tx) => {
+      const workspace = await this.workspaces.insert(tx, { id: newId('workspace'), name: input.name });
+      const handle = await this.users.freeHandle(tx, workspace.id, input.adminEmail);
+      const admin = await this.users.insert(tx, {
+        id: newId('user'), workspace_id: workspace.id, email: input.adminEmail, handle, role: 'admin',
+        first_name: input.adminFirstName ?? null, last_name: input.adminLastName ?? null,
+      });
+      const issued = await this.keys.issue(tx, { workspaceId: workspace.id, userId: admin.id, name: 'Initial admin key', readOnly: false, createdBy: null } satisfies NewApiKey);
+      return {
+        workspace: toWorkspaceView(workspace),
+        admin: toUserView(admin),
+        api_key: { ...toApiKeyView(issued.row), key: issued.secret },
+      };
+    });
+  }
+}

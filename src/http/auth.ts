@@ -1,0 +1,91 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Db } from '../db/database.ts';
+import type { Role } from '../db/schema.ts';
+import type { Actor } from './actor.ts';
+import { hashApiKeySecret, isWellFormedApiKey } from './api-key-secret.ts';
+import { ApiError } from './errors.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    actor: Actor;
+  }
+  interface FastifyContextConfig {
+    /** false for public routes (health, docs, the OpenAPI document). */
+    auth?: boolean;
+  }
+}
+
+type KeyLookup = { state: 'ok'; actor: Actor } | { state: 'revoked' } | { state: 'unknown' };
+
+const unauthorized = (code: string, detail: string) =>
+  new ApiError(401, code, 'Unauthorized', detail, {}, { 'www-authenticate': `Bearer realm="jobsite", error="invalid_token"` });
+
+/**
+ * Resolves bearer secrets to actors. A lookup is cached for a few seconds so the hot path does
+ * not hit the database on every request; revocation therefore reaches every process within
+ * `ttlMs`, and the process that revoked drops its cache entry at once.
+ */
+export class ApiKeyAuthenticator {
+  private readonly cache = new Map<string, { result: KeyLookup; expires: number }>();
+
+  constructor(private readonly db: Db, private readonly ttlMs = 5_000, private readonly maxEntries = 10_000) {}
+
+  async authenticate(authorization: string | undefined): Promise<Actor> {
+    if (!authorization) throw unauthorized('missing_api_key', 'Send your API key as `Authorization: Bearer jsk_…`.');
+    const match = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization);
+    if (!match) throw unauthorized('malformed_api_key', 'The Authorization header must be `Bearer <api key>`.');
+    const secret = match[1]!;
+    if (!isWellFormedApiKey(secret)) throw unauthorized('malformed_api_key', 'That is not a Jobsite API key (they look like `jsk_` and 38 letters and digits).');
+
+    const hash = hashApiKeySecret(secret);
+    const cacheKey = hash.toString('base64');
+    const now = Date.now();
+    let entry = this.cache.get(cacheKey);
+    if (!entry || entry.expires < now) {
+      entry = { result: await this.lookup(hash), expires: now + this.ttlMs };
+      if (this.cache.size >= this.maxEntries) this.cache.clear();
+      this.cache.set(cacheKey, entry);
+    }
+    const { result } = entry;
+    if (result.state === 'unknown') throw unauthorized('unknown_api_key', 'No such API key.');
+    if (result.state === 'revoked') throw unauthorized('revoked_api_key', 'This API key was revoked or its user deactivated.');
+    return result.actor;
+  }
+
+  /** Drops cached lookups of a key or of every key of a user (after revocation, deactivation, role change). */
+  forget(match: { apiKeyId?: string; userId?: string }): void {
+    for (const [k, { result }] of this.cache) {
+      if (result.state !== 'ok') continue;
+      if (result.actor.apiKeyId === match.apiKeyId || result.actor.userId === match.userId) this.cache.delete(k);
+    }
+  }
+
+  private async lookup(hash: Buffer): Promise<KeyLookup> {
+    const row = await this.db
+      .selectFrom('api_keys as k')
+      .innerJoin('users as u', 'u.id', 'k.user_id')
+      .select(['k.id', 'k.workspace_id', 'k.user_id', 'k.read_only', 'k.revoked_at', 'u.role', 'u.status'])
+      .where('k.secret_hash', '=', hash)
+      .executeTakeFirst();
+    if (!row) return { state: 'unknown' };
+    if (row.revoked_at || row.status !== 'active') return { state: 'revoked' };
+    return {
+      state: 'ok',
+      actor: { workspaceId: row.workspace_id, userId: row.user_id, role: row.role as Role, apiKeyId: row.id, readOnly: row.read_only },
+    };
+  }
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+export function registerAuth(app: FastifyInstance, authenticator: ApiKeyAuthenticator): void {
+  app.decorateRequest('actor', null as unknown as Actor);
+  app.addHook('onRequest', async (req: FastifyRequest, _reply: FastifyReply) => {
+    const url = req.routeOptions.url;
+    if (!url?.startsWith('/v1/') || req.routeOptions.config.auth === false) return;
+    req.actor = await authenticator.authenticate(req.headers.authorization);
+    if (req.actor.readOnly && !SAFE_METHODS.has(req.method)) {
+      throw new ApiError(403, 'read_only_key', 'Forbidden', 'This API key is read-only.');
+    }
+  });
+}

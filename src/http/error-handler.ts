@@ -1,0 +1,77 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import FindMyWay from 'find-my-way';
+import { ApiError, problemType } from './errors.ts';
+import { toFieldErrors } from './validation.ts';
+
+const FASTIFY_CODES: Record<string, { status: number; code: string; title: string }> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: 'unsupported_media_type', title: 'Unsupported media type' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'invalid_header', title: 'Bad request' },
+  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'payload_too_large', title: 'Payload too large' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: 'malformed_json', title: 'Bad request' },
+  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'malformed_json', title: 'Bad request' },
+  FST_ERR_NOT_ACCEPTABLE: { status: 406, code: 'not_acceptable', title: 'Not acceptable' },
+};
+
+export function sendProblem(req: FastifyRequest, reply: FastifyReply, err: ApiError) {
+  for (const [name, value] of Object.entries(err.headers)) reply.header(name, value);
+  return reply
+    .code(err.status)
+    .type('application/problem+json')
+    .send({
+      type: problemType(err.code),
+      title: err.title,
+      status: err.status,
+      ...(err.detail ? { detail: err.detail } : {}),
+      code: err.code,
+      request_id: req.id,
+      ...err.extra,
+    });
+}
+
+/** Maps anything thrown to a problem+json answer: our ApiErrors, Fastify's 4xx, and a bland 500. */
+export function toApiError(err: FastifyError | ApiError | Error): ApiError {
+  if (err instanceof ApiError) return err;
+  const fe = err as FastifyError;
+  if (fe.validation) {
+    const errors = toFieldErrors(fe.validation, fe.validationContext);
+    return new ApiError(400, 'validation_failed', 'Validation failed', errors.map((e) => `${e.path} ${e.message}`).join('; '), { errors });
+  }
+  if (err instanceof SyntaxError && fe.statusCode === 400) {
+    return new ApiError(400, 'malformed_json', 'Bad request', `The body is not valid JSON: ${err.message}`);
+  }
+  const known = fe.code ? FASTIFY_CODES[fe.code] : undefined;
+  if (known) return new ApiError(known.status, known.code, known.title, fe.message);
+  if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) {
+    return new ApiError(fe.statusCode, 'bad_request', 'Bad request', fe.message);
+  }
+  return new ApiError(500, 'internal_error', 'Internal server error', 'Something went wrong on our side. Quote the request id if you report it.');
+}
+
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  // A shadow router of every declared route, to tell "no such path" (404) from "wrong method" (405).
+  const shadow = FindMyWay({ ignoreTrailingSlash: true });
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) {
+      if (method !== 'HEAD' && !shadow.find(method as 'GET', route.url)) shadow.on(method as 'GET', route.url, () => undefined);
+    }
+  });
+
+  app.setErrorHandler((err: FastifyError, req, reply) => {
+    const problem = toApiError(err);
+    if (problem.status >= 500) req.log.error({ err }, 'request failed');
+    return sendProblem(req, reply, problem);
+  });
+
+  app.setNotFoundHandler((req, reply) => {
+    const path = req.url.split('?')[0]!;
+    const allowed = METHODS.filter((m) => m !== req.method && shadow.find(m, path));
+    if (allowed.length) {
+      reply.header('allow', [...allowed, ...(allowed.includes('GET') ? ['HEAD'] : [])].join(', '));
+      return sendProblem(req, reply, new ApiError(405, 'method_not_allowed', 'Method not allowed',
+        `${req.method} is not supported on ${path}; use ${allowed.join(', ')}.`));
+    }
+    return sendProblem(req, reply, new ApiError(404, 'route_not_found', 'Not found', `There is no endpoint ${req.method} ${path}.`));
+  });
+}

@@ -1,0 +1,96 @@
+import { Type } from '@sinclair/typebox';
+
+/** An error the API answers with a problem+json body (RFC 9457). `code` is stable and snake_case. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly title: string,
+    readonly detail?: string,
+    readonly extra: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(detail ?? title);
+  }
+}
+
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+export const problemType = (code: string) => `urn:jobsite:problem:${code}`;
+
+export const badRequest = (code: string, detail: string, errors?: FieldError[]): never => {
+  throw new ApiError(400, code, 'Bad request', detail, errors ? { errors } : {});
+};
+
+export const validationFailed = (errors: FieldError[], detail = 'The request is not valid.'): never => {
+  throw new ApiError(400, 'validation_failed', 'Validation failed', detail, { errors });
+};
+
+/** Another workspace's object answers exactly like a missing one. */
+export const notFound = (kind: string, id: string): never => {
+  throw new ApiError(404, 'not_found', 'Not found', `No ${kind} with id "${id}" exists in this workspace.`);
+};
+
+export const forbidden = (detail: string, code = 'forbidden'): never => {
+  throw new ApiError(403, code, 'Forbidden', detail);
+};
+
+export const conflict = (code: string, detail: string): never => {
+  throw new ApiError(409, code, 'Conflict', detail);
+};
+
+export const unprocessable = (code: string, detail: string, errors?: FieldError[]): never => {
+  throw new ApiError(422, code, 'Unprocessable content', detail, errors ? { errors } : {});
+};
+
+export const preconditionFailed = (detail: string): never => {
+  throw new ApiError(412, 'precondition_failed', 'Precondition failed', detail);
+};
+
+/** The problem+json schema shared by every error response in the OpenAPI document. */
+export const Problem = Type.Object({
+  type: Type.String({ description: 'A URI naming the problem type: `urn:jobsite:problem:<code>`.' }),
+  title: Type.String(),
+  status: Type.Integer(),
+  detail: Type.Optional(Type.String()),
+  code: Type.String({ description: 'Stable, snake_case error code for programs to branch on.' }),
+  request_id: Type.String(),
+  errors: Type.Optional(Type.Array(Type.Object({
+    path: Type.String({ description: 'Where the problem is, e.g. `body.address.city` or `query.limit`.' }),
+    message: Type.String(),
+  }))),
+}, { $id: 'Problem', additionalProperties: true, description: 'An RFC 9457 problem document.' });
+
+/** Every error code the API answers with, for the reference documentation. */
+export const ERROR_CODES: Record<string, string> = {
+  validation_failed: '400: a parameter or body field is invalid; `errors[]` lists each one.',
+  malformed_json: '400: the body is not valid JSON.',
+  invalid_cursor: '400: the pagination cursor is not one this list issued.',
+  invalid_header: '400: a request header has an invalid value.',
+  missing_api_key: '401: no `Authorization: Bearer` header.',
+  malformed_api_key: '401: the bearer token is not shaped like a Jobsite key (`jsk_…`).',
+  unknown_api_key: '401: no such key.',
+  revoked_api_key: '401: the key was revoked, or its user deactivated.',
+  forbidden: '403: your role does not allow this action on a visible object.',
+  read_only_key: '403: the key is read-only and the request writes.',
+  not_found: '404: no such object in your workspace.',
+  route_not_found: '404: no such endpoint.',
+  method_not_allowed: '405: the endpoint exists but not with this method; see `Allow`.',
+  not_acceptable: '406: the endpoint cannot answer in a type the `Accept` header allows.',
+  conflict: '409: the change conflicts with the current state.',
+  email_taken: '409: another user of the workspace has this e-mail address.',
+  handle_taken: '409: another user of the workspace has this handle.',
+  idempotency_key_in_use: '409: a request with this Idempotency-Key is still being processed.',
+  precondition_failed: '412: the `If-Match` ETag no longer matches the object.',
+  payload_too_large: '413: the body is larger than the limit.',
+  unsupported_media_type: '415: the body has a content type this endpoint does not accept.',
+  idempotency_key_reused: '422: the Idempotency-Key was used with a different request.',
+  last_admin: '422: the change would leave the workspace without an active admin.',
+  user_inactive: '422: the user is deactivated.',
+  rate_limited: '429: too many requests for this key; see `Retry-After`.',
+  internal_error: '500: something failed on our side; the request id helps us find it.',
+  service_unavailable: '503: the database is unreachable.',
+};

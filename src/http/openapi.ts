@@ -1,0 +1,44 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
+import { ERROR_CODES, Problem } from './errors.ts';
+
+const DESCRIPTION = `The Jobsite API: projects, crews, photos, tasks, documents and reports for construction and field crews.
+
+**Authentication**: \`Authorization: Bearer jsk_…\`. **Errors**: RFC 9457 problem+json with a stable \`code\`:
+
+${Object.entries(ERROR_CODES).map(([code, text]) => `- \`${code}\` — ${text}`).join('\n')}
+
+**Lists** are keyset-paginated: \`limit\` (1..100, default 50) and \`cursor\` (the previous page's \`next_cursor\`), with a \`Link: rel="next"\` header.
+**Idempotency**: send \`Idempotency-Key\` on any POST to make retries safe for 24 hours.
+**Concurrency**: single objects carry an \`ETag\`; send \`If-None-Match\` on GET and \`If-Match\` on PATCH/DELETE.
+**Rate limits**: per API key, announced in \`RateLimit-Policy\` and \`RateLimit\` headers; 429 with \`Retry-After\` when exceeded.`;
+
+/** Error responses every authenticated route may give; added to each route's schema. */
+const COMMON_ERRORS = [400, 401, 403, 404, 429] as const;
+
+export async function registerOpenApi(app: FastifyInstance, publicUrl: string): Promise<void> {
+  app.addSchema(Problem);
+  app.addHook('onRoute', (route) => {
+    if (!route.schema || route.schema.hide) return;
+    const response = (route.schema.response ??= {}) as Record<string, unknown>;
+    const statuses = [...COMMON_ERRORS, ...(route.method === 'PATCH' || route.method === 'DELETE' ? [412] : []), ...(route.method === 'POST' ? [409, 422] : [])];
+    for (const status of statuses) {
+      response[status] ??= { description: 'Problem (RFC 9457)', content: { 'application/problem+json': { schema: { $ref: 'Problem#' } } } };
+    }
+    response['5xx'] ??= { description: 'Problem (RFC 9457)', content: { 'application/problem+json': { schema: { $ref: 'Problem#' } } } };
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Jobsite API', version: '1.0.0', description: DESCRIPTION },
+      servers: [{ url: publicUrl }],
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key: `jsk_…`.' } } },
+      security: [{ bearer: [] }],
+    },
+    refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true }, staticCSP: true });
+  app.get('/v1/openapi.json', { config: { auth: false }, schema: { hide: true } }, async () => app.swagger());
+}

@@ -1,0 +1,73 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { ApiError } from './errors.ts';
+
+/**
+ * Keyset pagination. A cursor names the last row a page returned by its sort key values and
+ * id, so rows inserted or deleted during a scan never make another row be skipped or repeated.
+ * Cursors are opaque (base64url JSON) and bound to the sort they were issued for.
+ */
+export const PageQuery = {
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 50, description: 'Page size, 1..100.' }),
+  cursor: Type.String({ minLength: 1, maxLength: 1000, description: 'The `next_cursor` of the previous page.' }),
+};
+
+export const Page = <T extends TSchema>(item: T, name: string) => Type.Object({
+  data: Type.Array(item),
+  has_more: Type.Boolean(),
+  next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `cursor` for the next page; null on the last page.' }),
+}, { title: name });
+
+export interface PageOf<T> {
+  data: T[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+type CursorValue = string | number | null;
+
+export function encodeCursor(sort: string, values: CursorValue[]): string {
+  return Buffer.from(JSON.stringify({ s: sort, v: values })).toString('base64url');
+}
+
+export function decodeCursor(cursor: string | undefined, sort: string, arity: number): CursorValue[] | null {
+  if (cursor === undefined) return null;
+  try {
+    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { s?: unknown; v?: unknown };
+    if (parsed.s === sort && Array.isArray(parsed.v) && parsed.v.length === arity &&
+      parsed.v.every((x) => x === null || typeof x === 'string' || typeof x === 'number')) {
+      return parsed.v as CursorValue[];
+    }
+  } catch { /* fall through */ }
+  throw new ApiError(400, 'invalid_cursor', 'Bad request', 'The cursor is not one this list issued (with this sort).',
+    { errors: [{ path: 'query.cursor', message: 'is not a valid cursor for this list and sort' }] });
+}
+
+/**
+ * Turns `limit + 1` fetched rows into a page. `keyOf` gives the sort key values of a row,
+ * in the order the query sorts by (the last one being the unique id).
+ */
+export function toPage<Row, Item>(rows: Row[], limit: number, sort: string, keyOf: (row: Row) => CursorValue[], view: (row: Row) => Item): PageOf<Item> {
+  const hasMore = rows.length > limit;
+  const pageRows = hasMore ? rows.slice(0, limit) : rows;
+  const last = pageRows[pageRows.length - 1];
+  return {
+    data: pageRows.map(view),
+    has_more: hasMore,
+    next_cursor: hasMore && last !== undefined ? encodeCursor(sort, keyOf(last)) : null,
+  };
+}
+
+/** Adds `Link: <…>; rel="next"` to every list response that has a next page. */
+export function registerPageLinks(app: FastifyInstance, publicUrl: string): void {
+  app.addHook('preSerialization', async (req, reply, payload) => {
+    const page = payload as Partial<PageOf<unknown>> | null;
+    if (page && typeof page === 'object' && page.has_more === true && typeof page.next_cursor === 'string') {
+      const url = new URL(req.url, publicUrl);
+      url.searchParams.set('cursor', page.next_cursor);
+      reply.header('link', `<${publicUrl}${url.pathname}${url.search}>; rel="next"`);
+    }
+    return payload;
+  });
+}
+

@@ -1,0 +1,37 @@
+import { monotonicFactory } from 'ulidx';
+
+/** Type prefixes of every public id (DESIGN.md §5). */
+export const ID_PREFIXES = {
+  workspace: 'wsp',
+  user: 'usr',
+  apiKey: 'key',
+  project: 'prj',
+  photo: 'pho',
+  video: 'vid',
+  task: 'tsk',
+  document: 'doc',
+  report: 'rep',
+  tag: 'tag',
+  comment: 'cmt',
+  webhook: 'whk',
+  event: 'evt',
+  delivery: 'dlv',
+  notification: 'ntf',
+  request: 'req',
+} as const;
+
+export type IdKind = keyof typeof ID_PREFIXES;
+
+const ulid = monotonicFactory();
+
+/** A prefixed, time-sortable id: `prj_01jd…` (lowercase ULID: 48-bit ms time + 80 random bits). */
+export function newId(kind: IdKind): string {
+  return `${ID_PREFIXES[kind]}_${ulid().toLowerCase()}`;
+}
+
+const ID_SHAPE = /^[a-z]{3}_[0-9a-hjkmnp-tv-z]{26}$/;
+
+/** True when `value` looks like an id of `kind`; a wrong-looking id is simply not found. */
+export function isId(kind: IdKind, value: string): boolean {
+  return value.startsWith(`${ID_PREFIXES[kind]}_`) && ID_SHAPE.test(value);
+}

@@ -1,0 +1,62 @@
+/**
+ * `npm test`: one PostgreSQL for the whole run (the embedded server in a temporary directory, or
+ * the server of DATABASE_URL), one migrated template database, and every test file run by
+ * node's test runner in its own process; each file clones the template into a fresh database.
+ *
+ *   npm test                          all files under test/
+ *   npm test -- test/users.test.ts    some files
+ */
+import { spawn } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { startEmbeddedPostgres } from '../src/db/embedded.ts';
+import { migrateAll } from '../src/runtime.ts';
+import { databaseUrl } from './db-url.ts';
+
+async function testFiles(args: string[]): Promise<string[]> {
+  if (args.length) return args;
+  const entries = await fs.readdir('test', { recursive: true });
+  return entries.filter((f) => f.endsWith('.test.ts')).map((f) => path.join('test', f)).sort();
+}
+
+const files = await testFiles(process.argv.slice(2));
+let serverUrl: string;
+let cleanup = async () => undefined as void;
+if (process.env.DATABASE_URL) {
+  serverUrl = process.env.DATABASE_URL;
+  console.log(`Tests use the PostgreSQL server of DATABASE_URL (${new URL(serverUrl).host}).`);
+} else {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'jobsite-test-'));
+  await fs.chmod(dir, 0o755);
+  const server = await startEmbeddedPostgres(dir);
+  serverUrl = server.urlFor('postgres');
+  console.log(`Tests use an embedded PostgreSQL on 127.0.0.1:${server.port}.`);
+  cleanup = async () => {
+    await server.release({ forceStop: true });
+    await fs.rm(dir, { recursive: true, force: true });
+  };
+}
+
+const template = `jobsite_tpl_${crypto.randomBytes(5).toString('hex')}`;
+const admin = new pg.Client({ connectionString: databaseUrl(serverUrl, 'postgres') });
+let code = 1;
+try {
+  await admin.connect();
+  await admin.query(`create database ${template}`);
+  await migrateAll(databaseUrl(serverUrl, template));
+  code = await new Promise<number>((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], {
+      stdio: 'inherit',
+      env: { ...process.env, JOBSITE_TEST_SERVER_URL: serverUrl, JOBSITE_TEST_TEMPLATE: template, DATABASE_URL: '' },
+    });
+    child.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0)));
+  });
+} finally {
+  await admin.query(`drop database if exists ${template} with (force)`).catch(() => undefined);
+  await admin.end().catch(() => undefined);
+  await cleanup();
+}
+process.exit(code);
