@@ -27,6 +27,8 @@ const unauthorized = (code: string, detail: string) =>
  */
 export class ApiKeyAuthenticator {
   private readonly cache = new Map<string, { result: KeyLookup; expires: number }>();
+  /** Bumped by forget(): a lookup that was in flight meanwhile may be stale, so it is not cached. */
+  private generation = 0;
 
   constructor(private readonly db: Db, private readonly ttlMs = 5_000, private readonly maxEntries = 10_000) {}
 
@@ -42,9 +44,10 @@ export class ApiKeyAuthenticator {
     const now = Date.now();
     let entry = this.cache.get(cacheKey);
     if (!entry || entry.expires < now) {
+      const generation = this.generation;
       entry = { result: await this.lookup(hash), expires: now + this.ttlMs };
       if (this.cache.size >= this.maxEntries) this.cache.clear();
-      this.cache.set(cacheKey, entry);
+      if (generation === this.generation) this.cache.set(cacheKey, entry);
     }
     const { result } = entry;
     if (result.state === 'unknown') throw unauthorized('unknown_api_key', 'No such API key.');
@@ -54,6 +57,7 @@ export class ApiKeyAuthenticator {
 
   /** Drops cached lookups of a key or of every key of a user (after revocation, deactivation, role change). */
   forget(match: { apiKeyId?: string; userId?: string }): void {
+    this.generation++;
     for (const [k, { result }] of this.cache) {
       if (result.state !== 'ok') continue;
       if (result.actor.apiKeyId === match.apiKeyId || result.actor.userId === match.userId) this.cache.delete(k);

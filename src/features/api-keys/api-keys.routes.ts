@@ -10,7 +10,7 @@ export function apiKeyRoutes(app: App, keys: ApiKeysService): void {
   app.get('/v1/api-keys', { schema: { tags, summary: 'List API keys (yours; admins: everyone\'s)', querystring: ApiKeyListQuery, response: { 200: Page(ApiKey, 'ApiKeyPage') } } },
     (req) => keys.list(req.actor, { ...req.query, limit: req.query.limit ?? 50 }));
 
-  app.post('/v1/api-keys', { schema: { tags, summary: 'Create an API key; the secret is returned once', body: ApiKeyCreate, response: { 201: ApiKeyWithSecret } } },
+  app.post('/v1/api-keys', { config: { idempotencySecretFields: ['key'] }, schema: { tags, summary: 'Create an API key; the secret is returned once', body: ApiKeyCreate, response: { 201: ApiKeyWithSecret } } },
     async (req, reply) => {
       const key = await keys.create(req.actor, req.body);
       reply.code(201).header('location', `/v1/api-keys/${key.id}`);

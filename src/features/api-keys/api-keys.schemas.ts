@@ -19,7 +19,7 @@ export const ApiKeyWithSecret = Type.Composite([ApiKey, Type.Object({
 })], { title: 'ApiKeyWithSecret' });
 
 export const ApiKeyCreate = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 100 }),
+  name: Type.String({ minLength: 1, maxLength: 100, pattern: '^[^\\u0000-\\u001F\\u007F]*$', description: 'What the key is for, e.g. `CI deploys`.' }),
   user_id: Type.Optional(Type.String({ maxLength: 100, description: 'Whose key it is; admins may name another user. Defaults to the caller.' })),
   read_only: Type.Optional(Type.Boolean({ default: false })),
 }, { additionalProperties: false });
@@ -33,4 +33,5 @@ export const ApiKeyListQuery = Type.Object({
 }, { additionalProperties: false });
 export type ApiKeyListFilters = Static<typeof ApiKeyListQuery>;
 
-export const ApiKeyIdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
+/** Any text: an id of the wrong shape is simply not found (404), like another user's or workspace's. */
+export const ApiKeyIdParams = Type.Object({ id: Type.String({ description: 'key_…' }) });

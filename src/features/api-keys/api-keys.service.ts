@@ -3,14 +3,21 @@ import type { Actor } from '../../http/actor.ts';
 import type { ApiKeyAuthenticator } from '../../http/auth.ts';
 import { forbidden, notFound, unprocessable } from '../../http/errors.ts';
 import { decodeCursor, toPage, type PageOf } from '../../http/pagination.ts';
+import { isId } from '../../ids.ts';
 import { UsersRepository } from '../users/users.repository.ts';
 import { ApiKeysRepository } from './api-keys.repository.ts';
 import type { ApiKeyCreateInput, ApiKeyListFilters } from './api-keys.schemas.ts';
-import { toApiKeyView, type ApiKeyView } from './api-keys.views.ts';
+import { toApiKeyView, type ApiKeyRow, type ApiKeyView } from './api-keys.views.ts';
 
 /**
- * API keys. Everyone manages their own keys; admins see, create and revoke anyone's.
- * A key acts with its user's current role; a read-only key cannot write at all.
+ * API keys. Everyone manages their own keys; admins see, create and revoke anyone's:
+ * - the secret is returned once, by create; only its hash is stored, and no view shows either;
+ * - non-admins creating a key for someone else get 403, and a deactivated user gets none (422);
+ * - non-admins list only their own keys (asking for another user's is 403); another user's key
+ *   is invisible to them (404), so is another workspace's to anyone;
+ * - revoking is idempotent, and this process forgets the key at once (others within the
+ *   authenticator's cache TTL).
+ * A key acts with its user's current role; a read-only key cannot write at all. See docs/roles.md.
  */
 export class ApiKeysService {
   private readonly keys = new ApiKeysRepository();
@@ -24,21 +31,20 @@ export class ApiKeysService {
     if (actor.role !== 'admin' && filters.user_id && filters.user_id !== actor.userId) {
       forbidden('Only admins may list other users\' keys.');
     }
+    // A user id of the wrong shape matches no key (and must not reach the database: it may hold a NUL).
+    if (scoped.user_id !== undefined && !isId('user', scoped.user_id)) return { data: [], has_more: false, next_cursor: null };
     const rows = await this.keys.list(this.db, actor.workspaceId, scoped, after as string | null);
     return toPage(rows, filters.limit, 'id', (k) => [k.id], toApiKeyView);
   }
 
   async get(actor: Actor, id: string): Promise<ApiKeyView> {
-    const key = await this.keys.get(this.db, actor.workspaceId, id);
-    // Other users' keys are invisible to non-admins, exactly as if they did not exist.
-    if (!key || (actor.role !== 'admin' && key.user_id !== actor.userId)) return notFound('API key', id);
-    return toApiKeyView(key);
+    return toApiKeyView(await this.visibleKey(actor, id));
   }
 
   async create(actor: Actor, input: ApiKeyCreateInput): Promise<ApiKeyView & { key: string }> {
     const userId = input.user_id ?? actor.userId;
     if (userId !== actor.userId && actor.role !== 'admin') forbidden('Only admins may create keys for other users.');
-    const user = await this.users.get(this.db, actor.workspaceId, userId) ?? notFound('user', userId);
+    const user = (isId('user', userId) && await this.users.get(this.db, actor.workspaceId, userId)) || notFound('user', userId);
     if (user.status !== 'active') unprocessable('user_inactive', 'The user is deactivated; reactivate them first.');
     const { row, secret } = await this.keys.issue(this.db, {
       workspaceId: actor.workspaceId, userId, name: input.name, readOnly: input.read_only ?? false, createdBy: actor.userId,
@@ -47,9 +53,15 @@ export class ApiKeysService {
   }
 
   async revoke(actor: Actor, id: string): Promise<void> {
-    const key = await this.keys.get(this.db, actor.workspaceId, id);
-    if (!key || (actor.role !== 'admin' && key.user_id !== actor.userId)) return notFound('API key', id);
+    const key = await this.visibleKey(actor, id);
     await this.keys.revoke(this.db, key.id);
     this.authenticator.forget({ apiKeyId: key.id });
+  }
+
+  /** Other users' keys are invisible to non-admins, exactly as if they did not exist. */
+  private async visibleKey(actor: Actor, id: string): Promise<ApiKeyRow> {
+    const key = isId('apiKey', id) ? await this.keys.get(this.db, actor.workspaceId, id) : undefined;
+    if (!key || (actor.role !== 'admin' && key.user_id !== actor.userId)) return notFound('API key', id);
+    return key;
   }
 }

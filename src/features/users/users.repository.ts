@@ -37,10 +37,18 @@ export class UsersRepository {
     return db.updateTable('users').set({ ...changes, updated_at: bumpUpdatedAt }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
   }
 
-  countActiveAdmins(db: Executor, workspaceId: string): Promise<number> {
-    return db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n'))
+  /**
+   * The number of active admins, counted after locking the workspace row: two concurrent
+   * demotions (or deactivations) of different admins would otherwise both see "another admin"
+   * and leave the workspace with none. FOR NO KEY UPDATE does not block inserts that reference
+   * the workspace.
+   */
+  async countActiveAdminsLocked(db: Executor, workspaceId: string): Promise<number> {
+    await db.selectFrom('workspaces').select('id').where('id', '=', workspaceId).forNoKeyUpdate().execute();
+    const { n } = await db.selectFrom('users').select((eb) => eb.fn.countAll<string>().as('n'))
       .where('workspace_id', '=', workspaceId).where('role', '=', 'admin').where('status', '=', 'active')
-      .executeTakeFirstOrThrow().then((r) => Number(r.n));
+      .executeTakeFirstOrThrow();
+    return Number(n);
   }
 
   async isHandleTaken(db: Executor, workspaceId: string, handle: string, exceptUserId?: string): Promise<boolean> {
@@ -51,10 +59,10 @@ export class UsersRepository {
 
   /** A handle made from the e-mail's local part, with a numeric suffix when taken. */
   async freeHandle(db: Executor, workspaceId: string, email: string): Promise<string> {
-    let base = email.split('@')[0]!.toLowerCase().replace(/[^a-z0-9_-]+/g, '').replace(/^-+|-+$/g, '').slice(0, 32);
-    if (!base) base = 'user';
+    // Cut to length before trimming dashes: a handle may neither start nor end with one.
+    const base = email.split('@')[0]!.toLowerCase().replace(/[^a-z0-9_-]+/g, '').slice(0, 32).replace(/^-+|-+$/g, '') || 'user';
     const taken = new Set((await db.selectFrom('users').select(sql<string>`lower(handle)`.as('h'))
-      .where('workspace_id', '=', workspaceId).where(sql`lower(handle)`, 'like', `${base}%`).execute()).map((r) => r.h));
+      .where('workspace_id', '=', workspaceId).where(sql`lower(handle)`, 'like', `${base.replace(/_/g, '\\_')}%`).execute()).map((r) => r.h));
     if (!taken.has(base)) return base;
     for (let n = 2; ; n++) if (!taken.has(`${base}-${n}`)) return `${base}-${n}`;
   }

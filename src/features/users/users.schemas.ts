@@ -9,7 +9,8 @@ const Handle = Type.String({
   description: 'Unique per workspace (case-insensitively); used for @mentions. 1..39 letters, digits, `_` or `-`.',
 });
 const Email = Type.String({ format: 'email', maxLength: 254 });
-const Name = Type.String({ minLength: 1, maxLength: 100 });
+// No control characters: PostgreSQL text cannot hold NUL, and names are shown in lists.
+const Name = Type.String({ minLength: 1, maxLength: 100, pattern: '^[^\\u0000-\\u001F\\u007F]*$' });
 
 export const User = Type.Object({
   id: Type.String({ description: 'usr_…' }),
@@ -53,4 +54,5 @@ export const UserListQuery = Type.Object({
 }, { additionalProperties: false });
 export type UserListFilters = Static<typeof UserListQuery>;
 
-export const UserIdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
+/** Any text: an id of the wrong shape is simply not found (404), like another workspace's. */
+export const UserIdParams = Type.Object({ id: Type.String({ description: 'usr_…' }) });

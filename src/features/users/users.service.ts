@@ -5,7 +5,7 @@ import type { ApiKeyAuthenticator } from '../../http/auth.ts';
 import { conflict, forbidden, notFound, unprocessable } from '../../http/errors.ts';
 import { checkIfMatch, type IfMatch } from '../../http/etag.ts';
 import { decodeCursor, toPage, type PageOf } from '../../http/pagination.ts';
-import { newId } from '../../ids.ts';
+import { isId, newId } from '../../ids.ts';
 import { ApiKeysRepository } from '../api-keys/api-keys.repository.ts';
 import type { UserCreateInput, UserListFilters, UserPatchInput } from './users.schemas.ts';
 import { UsersRepository } from './users.repository.ts';
@@ -20,12 +20,21 @@ function uniqueViolation(err: unknown): 'email' | 'handle' | null {
   return null;
 }
 
+/** Rethrows a unique-index violation as its 409 problem, and any other error as it is. */
+function rethrowUniqueness(err: unknown): never {
+  const field = uniqueViolation(err);
+  if (field === 'email') conflict('email_taken', 'Another user of this workspace has that e-mail address.');
+  if (field === 'handle') conflict('handle_taken', 'Another user of this workspace has that handle.');
+  throw err;
+}
+
 /**
  * Users of a workspace. Who may do what:
  * - everyone reads the directory (needed for assigning and @mentions);
  * - admins manage everyone; managers manage users below admin and may not grant admin;
- * - everyone edits their own name, e-mail and handle, but not their own role or status.
+ * - everyone edits their own name, e-mail and handle; only admins change their own role or status.
  * Deactivating revokes all the user's keys; the last active admin cannot be demoted or deactivated.
+ * E-mail and handle are unique per workspace, case-insensitively. See docs/roles.md.
  */
 export class UsersService {
   private readonly users = new UsersRepository();
@@ -38,7 +47,7 @@ export class UsersService {
   }
 
   async get(actor: Actor, id: string): Promise<UserView> {
-    const user = await this.users.get(this.db, actor.workspaceId, id) ?? notFound('user', id);
+    const user = (isId('user', id) && await this.users.get(this.db, actor.workspaceId, id)) || notFound('user', id);
     return toUserView(user);
   }
 
@@ -52,24 +61,34 @@ export class UsersService {
     requireRole(actor, ['admin', 'manager'], 'add users');
     const role: Role = input.role ?? 'standard';
     this.requireMayGrant(actor, role);
-    return this.db.transaction().execute(async (tx) => {
-      const handle = input.handle ?? await this.users.freeHandle(tx, actor.workspaceId, input.email);
-      const row = await this.withUniqueness(() => this.users.insert(tx, {
-        id: newId('user'), workspace_id: actor.workspaceId, email: input.email, handle, role,
-        first_name: input.first_name ?? null, last_name: input.last_name ?? null,
-      }));
-      return toUserView(row);
-    });
+    // A derived handle can be taken by a concurrent insert between choosing and inserting it: choose again.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.db.transaction().execute(async (tx) => {
+          const handle = input.handle ?? await this.users.freeHandle(tx, actor.workspaceId, input.email);
+          const row = await this.users.insert(tx, {
+            id: newId('user'), workspace_id: actor.workspaceId, email: input.email, handle, role,
+            first_name: input.first_name ?? null, last_name: input.last_name ?? null,
+          });
+          return toUserView(row);
+        });
+      } catch (err) {
+        if (input.handle === undefined && uniqueViolation(err) === 'handle' && attempt < 5) continue;
+        rethrowUniqueness(err);
+      }
+    }
   }
 
   async update(actor: Actor, id: string, patch: UserPatchInput, ifMatch: IfMatch): Promise<UserView> {
+    if (!isId('user', id)) notFound('user', id);
     const updated = await this.db.transaction().execute(async (tx) => {
       const user = await this.users.getForUpdate(tx, actor.workspaceId, id) ?? notFound('user', id);
-      checkIfMatch(ifMatch, toUserView(user));
       const self = user.id === actor.userId;
       const changesAccess = patch.role !== undefined && patch.role !== user.role || patch.status !== undefined && patch.status !== user.status;
-      if (!self || changesAccess) this.requireMayManage(actor, user, changesAccess && self ? 'change your own role or status' : 'edit this user');
+      if (self && changesAccess) requireRole(actor, ['admin'], 'change your own role or status');
+      if (!self) this.requireMayManage(actor, user, 'edit this user');
       if (patch.role !== undefined && patch.role !== user.role) this.requireMayGrant(actor, patch.role);
+      checkIfMatch(ifMatch, toUserView(user));
       const losesAdmin = user.role === 'admin' && user.status === 'active' &&
         ((patch.role !== undefined && patch.role !== 'admin') || patch.status === 'deactivated');
       if (losesAdmin) await this.requireAnotherAdmin(tx, actor.workspaceId);
@@ -88,10 +107,12 @@ export class UsersService {
 
   /** DELETE deactivates: the user keeps authorship of their work, loses access, and all their keys stop. */
   async deactivate(actor: Actor, id: string, ifMatch: IfMatch): Promise<void> {
+    if (!isId('user', id)) notFound('user', id);
     await this.db.transaction().execute(async (tx) => {
       const user = await this.users.getForUpdate(tx, actor.workspaceId, id) ?? notFound('user', id);
-      checkIfMatch(ifMatch, toUserView(user));
+      if (user.id === actor.userId) requireRole(actor, ['admin'], 'deactivate yourself');
       this.requireMayManage(actor, user, 'deactivate this user');
+      checkIfMatch(ifMatch, toUserView(user));
       if (user.status === 'deactivated') return;
       if (user.role === 'admin') await this.requireAnotherAdmin(tx, actor.workspaceId);
       await this.users.update(tx, user.id, { status: 'deactivated', deactivated_at: new Date() });
@@ -112,7 +133,7 @@ export class UsersService {
   }
 
   private async requireAnotherAdmin(tx: Tx, workspaceId: string): Promise<void> {
-    if (await this.users.countActiveAdmins(tx, workspaceId) <= 1) {
+    if (await this.users.countActiveAdminsLocked(tx, workspaceId) <= 1) {
       unprocessable('last_admin', 'This is the last active admin of the workspace; make someone else admin first.');
     }
   }
@@ -121,10 +142,7 @@ export class UsersService {
     try {
       return await write();
     } catch (err) {
-      const field = uniqueViolation(err);
-      if (field === 'email') conflict('email_taken', 'Another user of this workspace has that e-mail address.');
-      if (field === 'handle') conflict('handle_taken', 'Another user of this workspace has that handle.');
-      throw err;
+      return rethrowUniqueness(err);
     }
   }
 }
