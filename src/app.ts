@@ -53,6 +53,8 @@ export async function buildApp({ config, db, logger }: AppDeps): Promise<App> {
   // JSON bodies; an empty body on a POST action (e.g. /archive) is simply no body.
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
+  // Fastify parses text/plain by default; the API takes JSON (and multipart), so text is a 415.
+  app.removeContentTypeParser('text/plain');
   app.addContentTypeParser(['application/json', 'application/merge-patch+json'], { parseAs: 'string' }, (req, body, done) => {
     if (body === '' || (typeof body === 'string' && body.trim() === '')) return done(null, undefined);
     parseJson(req, body as string, done);

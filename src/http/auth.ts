@@ -17,8 +17,11 @@ declare module 'fastify' {
 
 type KeyLookup = { state: 'ok'; actor: Actor } | { state: 'revoked' } | { state: 'unknown' };
 
+// RFC 6750 §3.1: a request without credentials gets the challenge alone, with no error code.
 const unauthorized = (code: string, detail: string) =>
-  new ApiError(401, code, 'Unauthorized', detail, {}, { 'www-authenticate': `Bearer realm="jobsite", error="invalid_token"` });
+  new ApiError(401, code, 'Unauthorized', detail, {}, {
+    'www-authenticate': code === 'missing_api_key' ? 'Bearer realm="jobsite"' : 'Bearer realm="jobsite", error="invalid_token"',
+  });
 
 /**
  * Resolves bearer secrets to actors. A lookup is cached for a few seconds so the hot path does

@@ -12,6 +12,13 @@ const FASTIFY_CODES: Record<string, { status: number; code: string; title: strin
   FST_ERR_NOT_ACCEPTABLE: { status: 406, code: 'not_acceptable', title: 'Not acceptable' },
 };
 
+/** Clearer words than Fastify's for the errors an integrator is most likely to meet. */
+const FASTIFY_DETAILS: Record<string, (req?: FastifyRequest) => string> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: (req) =>
+    `Send the body as application/json${req?.headers['content-type'] ? ` (not ${req.headers['content-type'].split(';')[0]})` : ' and say so in Content-Type'}.`,
+  FST_ERR_CTP_BODY_TOO_LARGE: (req) => `The body is larger than the limit of ${req?.routeOptions.bodyLimit ?? 1024 * 1024} bytes.`,
+};
+
 export function sendProblem(req: FastifyRequest, reply: FastifyReply, err: ApiError) {
   for (const [name, value] of Object.entries(err.headers)) reply.header(name, value);
   return reply
@@ -29,7 +36,7 @@ export function sendProblem(req: FastifyRequest, reply: FastifyReply, err: ApiEr
 }
 
 /** Maps anything thrown to a problem+json answer: our ApiErrors, Fastify's 4xx, and a bland 500. */
-export function toApiError(err: FastifyError | ApiError | Error): ApiError {
+export function toApiError(err: FastifyError | ApiError | Error, req?: FastifyRequest): ApiError {
   if (err instanceof ApiError) return err;
   const fe = err as FastifyError;
   if (fe.validation) {
@@ -40,7 +47,7 @@ export function toApiError(err: FastifyError | ApiError | Error): ApiError {
     return new ApiError(400, 'malformed_json', 'Bad request', `The body is not valid JSON: ${err.message}`);
   }
   const known = fe.code ? FASTIFY_CODES[fe.code] : undefined;
-  if (known) return new ApiError(known.status, known.code, known.title, fe.message);
+  if (known) return new ApiError(known.status, known.code, known.title, FASTIFY_DETAILS[fe.code!]?.(req) ?? fe.message);
   if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) {
     return new ApiError(fe.statusCode, 'bad_request', 'Bad request', fe.message);
   }
@@ -59,7 +66,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
   });
 
   app.setErrorHandler((err: FastifyError, req, reply) => {
-    const problem = toApiError(err);
+    const problem = toApiError(err, req);
     if (problem.status >= 500) req.log.error({ err }, 'request failed');
     return sendProblem(req, reply, problem);
   });

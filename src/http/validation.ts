@@ -20,11 +20,43 @@ export function registerValidation(app: FastifyInstance): void {
 
 const PART_NAMES: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' };
 
+/**
+ * A failed `anyOf`/`oneOf` (TypeBox unions: `string | null`, literal enums) makes Ajv report
+ * every branch's error and then the union's own; fold them into one readable error: the
+ * alternatives ("must be string or null", "must be one of: admin, manager") when every branch
+ * failed on its type or constant, else the first specific error (e.g. a too-short string).
+ */
+function foldUnions(errors: ErrorObject[]): ErrorObject[] {
+  const out: ErrorObject[] = [];
+  for (const err of errors) {
+    if (err.keyword !== 'anyOf' && err.keyword !== 'oneOf') {
+      out.push(err);
+      continue;
+    }
+    const prefix = `${err.schemaPath}/`;
+    const branches: ErrorObject[] = [];
+    for (let i = out.length - 1; i >= 0; i--) {
+      if (out[i]!.schemaPath.startsWith(prefix)) branches.unshift(...out.splice(i, 1));
+    }
+    const alternatives = branches.map((b) =>
+      b.instancePath !== err.instancePath ? null
+        : b.keyword === 'const' ? String(b.params.allowedValue)
+          : b.keyword === 'type' ? String(b.params.type)
+            : null);
+    const specific = branches.find((_, i) => alternatives[i] === null);
+    if (specific) out.push(specific);
+    else if (alternatives.length) {
+      const hasConstants = branches.some((b) => b.keyword === 'const');
+      out.push({ ...err, message: hasConstants ? `must be one of: ${alternatives.join(', ')}` : `must be ${alternatives.join(' or ')}` });
+    } else out.push(err);
+  }
+  return out;
+}
+
 /** Fastify/Ajv validation errors as `errors: [{path, message}]` with paths like `body.address.city`. */
 export function toFieldErrors(errors: FastifySchemaValidationError[], context: string | undefined): FieldError[] {
   const part = PART_NAMES[context ?? 'body'] ?? context ?? 'body';
-  return errors.map((e) => {
-    const err = e as unknown as ErrorObject;
+  return foldUnions(errors as unknown as ErrorObject[]).map((err) => {
     const segments = (err.instancePath || '').split('/').filter(Boolean).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
     let message = err.message ?? 'is invalid';
     if (err.keyword === 'required') {
