@@ -84,6 +84,7 @@ export const ERROR_CODES: Record<string, string> = {
   email_taken: '409: another user of the workspace has this e-mail address.',
   handle_taken: '409: another user of the workspace has this handle.',
   idempotency_key_in_use: '409: a request with this Idempotency-Key is still being processed.',
+  idempotency_key_secret: '409: the request with this Idempotency-Key already succeeded, but its one-time secret is not replayed; `resource_id` names what it created.',
   precondition_failed: '412: the `If-Match` ETag no longer matches the object.',
   payload_too_large: '413: the body is larger than the limit.',
   unsupported_media_type: '415: the body has a content type this endpoint does not accept.',
