@@ -24,18 +24,24 @@ export interface PageOf<T> {
   next_cursor: string | null;
 }
 
-type CursorValue = string | number | null;
+export type CursorValue = string | number | null;
 
 export function encodeCursor(sort: string, values: CursorValue[]): string {
   return Buffer.from(JSON.stringify({ s: sort, v: values })).toString('base64url');
 }
 
-export function decodeCursor(cursor: string | undefined, sort: string, arity: number): CursorValue[] | null {
+/**
+ * The key values a cursor carries, or null without one. `valid` lets a list check the values'
+ * types (e.g. a timestamp) so a forged cursor is a 400, never a database error.
+ */
+export function decodeCursor(cursor: string | undefined, sort: string, arity: number, valid?: (values: CursorValue[]) => boolean): CursorValue[] | null {
   if (cursor === undefined) return null;
   try {
     const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { s?: unknown; v?: unknown };
     if (parsed.s === sort && Array.isArray(parsed.v) && parsed.v.length === arity &&
-      parsed.v.every((x) => x === null || typeof x === 'string' || typeof x === 'number')) {
+      // PostgreSQL text cannot hold NUL, so a forged value with one would fail in the query.
+      parsed.v.every((x) => x === null || (typeof x === 'string' && !x.includes('\0')) || (typeof x === 'number' && Number.isFinite(x))) &&
+      (valid === undefined || valid(parsed.v as CursorValue[]))) {
       return parsed.v as CursorValue[];
     }
   } catch { /* fall through */ }

@@ -1,6 +1,194 @@
-import type { Db } from '../../db/database.ts';
+import type { Updateable } from 'kysely';
+import type { Db, Executor } from '../../db/database.ts';
+import type { ProjectsTable } from '../../db/schema.ts';
+import type { Actor } from '../../http/actor.ts';
+import { notFound, unprocessable, validationFailed } from '../../http/errors.ts';
+import { checkIfMatch, type IfMatch } from '../../http/etag.ts';
+import { decodeCursor, toPage, type CursorValue, type PageOf } from '../../http/pagination.ts';
+import { isId, newId } from '../../ids.ts';
+import { UsersRepository } from '../users/users.repository.ts';
+import { toUserView, type UserView } from '../users/users.views.ts';
+import { accessFactsOf, assertProjectAccess, projectScopeOf, type ProjectAction } from './projects.access.ts';
+import { ProjectsRepository, type ProjectListCriteria } from './projects.repository.ts';
+import {
+  ADDRESS_FIELDS,
+  type AddressInputValue,
+  type ProjectCreateInput,
+  type ProjectListFilters,
+  type ProjectMemberListQueryValue,
+  type ProjectPatchInput,
+} from './projects.schemas.ts';
+import { toProjectView, type ProjectRow, type ProjectView } from './projects.views.ts';
 
-// Placeholder: the projects feature is being written.
+type Coordinates = { lat: number; lon: number } | null;
+
+const addressColumns = (address: AddressInputValue | null | undefined) =>
+  Object.fromEntries(ADDRESS_FIELDS.map((f) => [f, address?.[f] ?? null])) as Record<typeof ADDRESS_FIELDS[number], string | null>;
+
+/** A cursor's timestamp must be exactly one this API wrote, so a forged one is a 400, not a database error. */
+const isIsoTimestamp = (v: CursorValue) => typeof v === 'string' && !Number.isNaN(Date.parse(v)) && new Date(v).toISOString() === v;
+
+/** RFC 3339 as the schema's `date-time` format admits it (lower-case `t`/`z`, a space separator), or a 400. */
+function parseRfc3339(value: string, path: string): Date {
+  const date = new Date(value.toUpperCase().replace(' ', 'T'));
+  if (Number.isNaN(date.getTime())) validationFailed([{ path, message: 'must be an RFC 3339 date-time' }]);
+  return date;
+}
+
+/**
+ * Projects and their crews. Every method takes the caller first and checks access first:
+ * a project the caller may not see is a 404, a forbidden action on a visible one a 403
+ * (rules in projects.access.ts and docs/roles.md).
+ */
 export class ProjectsService {
-  constructor(readonly db: Db) {}
+  private readonly projects = new ProjectsRepository();
+  private readonly users = new UsersRepository();
+
+  constructor(private readonly db: Db) {}
+
+  async list(actor: Actor, filters: ProjectListFilters & { limit: number }): Promise<PageOf<ProjectView>> {
+    const sort = filters.sort ?? 'created_at';
+    const criteria: ProjectListCriteria = {
+      workspaceId: actor.workspaceId,
+      visibleTo: projectScopeOf(actor),
+      status: filters.status ?? 'active',
+      q: filters.q,
+      memberId: filters.member_id,
+      tagId: filters.tag_id,
+      updatedSince: filters.updated_since === undefined ? undefined : parseRfc3339(filters.updated_since, 'query.updated_since'),
+      sort,
+      after: null,
+      limit: filters.limit,
+    };
+    if (sort === 'updated_at') {
+      const after = decodeCursor(filters.cursor, sort, 2, ([at, id]) => isIsoTimestamp(at!) && typeof id === 'string');
+      if (after) criteria.after = { updatedAt: new Date(after[0] as string), id: after[1] as string };
+      const rows = await this.projects.list(this.db, criteria);
+      return toPage(rows, filters.limit, sort, (p) => [p.updated_at.toISOString(), p.id], toProjectView);
+    }
+    const after = decodeCursor(filters.cursor, sort, 1, ([id]) => typeof id === 'string');
+    if (after) criteria.after = { id: after[0] as string, updatedAt: null };
+    const rows = await this.projects.list(this.db, criteria);
+    return toPage(rows, filters.limit, sort, (p) => [p.id], toProjectView);
+  }
+
+  async get(actor: Actor, id: string): Promise<ProjectView> {
+    return toProjectView(await this.project(this.db, actor, id, 'view'));
+  }
+
+  /** Everyone may create projects; the caller is recorded as the creator (which is what lets restricted users see it). */
+  async create(actor: Actor, input: ProjectCreateInput): Promise<ProjectView> {
+    const row = await this.projects.insert(this.db, {
+      id: newId('project'),
+      workspace_id: actor.workspaceId,
+      name: input.name.trim(),
+      description: input.description ?? null,
+      ...addressColumns(input.address),
+      lat: input.coordinates?.lat ?? null,
+      lon: input.coordinates?.lon ?? null,
+      created_by: actor.userId,
+    });
+    return toProjectView(row);
+  }
+
+  /** JSON merge patch; a patch that changes nothing leaves the project (and its ETag) as it was. */
+  async update(actor: Actor, id: string, patch: ProjectPatchInput, ifMatch: IfMatch): Promise<ProjectView> {
+    return this.db.transaction().execute(async (tx) => {
+      const project = await this.project(tx, actor, id, 'edit', { lock: true });
+      checkIfMatch(ifMatch, toProjectView(project));
+      const changes = changesOf(project, patch);
+      if (Object.keys(changes).length === 0) return toProjectView(project);
+      return toProjectView(await this.projects.update(tx, project.id, changes));
+    });
+  }
+
+  async remove(actor: Actor, id: string, ifMatch: IfMatch): Promise<void> {
+    await this.db.transaction().execute(async (tx) => {
+      const project = await this.project(tx, actor, id, 'delete', { lock: true });
+      checkIfMatch(ifMatch, toProjectView(project));
+      await this.projects.delete(tx, project.id);
+    });
+  }
+
+  /** Idempotent: archiving an archived project returns it unchanged. */
+  async archive(actor: Actor, id: string): Promise<ProjectView> {
+    return this.db.transaction().execute(async (tx) => {
+      const project = await this.project(tx, actor, id, 'edit', { lock: true });
+      if (project.status === 'archived') return toProjectView(project);
+      return toProjectView(await this.projects.setStatus(tx, project.id, 'archived'));
+    });
+  }
+
+  /** Idempotent: restoring an active project returns it unchanged. */
+  async restore(actor: Actor, id: string): Promise<ProjectView> {
+    return this.db.transaction().execute(async (tx) => {
+      const project = await this.project(tx, actor, id, 'edit', { lock: true });
+      if (project.status === 'active') return toProjectView(project);
+      return toProjectView(await this.projects.setStatus(tx, project.id, 'active'));
+    });
+  }
+
+  async listMembers(actor: Actor, id: string, query: ProjectMemberListQueryValue & { limit: number }): Promise<PageOf<UserView>> {
+    const project = await this.project(this.db, actor, id, 'view');
+    const [after] = decodeCursor(query.cursor, 'id', 1, ([userId]) => typeof userId === 'string') ?? [null];
+    const rows = await this.projects.listMembers(this.db, project.id, query.limit, after as string | null);
+    return toPage(rows, query.limit, 'id', (u) => [u.id], toUserView);
+  }
+
+  /** Idempotent; only an actual addition moves the project's updated_at. */
+  async addMember(actor: Actor, id: string, userId: string): Promise<UserView> {
+    return this.db.transaction().execute(async (tx) => {
+      const project = await this.project(tx, actor, id, 'manage_crew', { lock: true });
+      const user = await this.workspaceUser(tx, actor, userId);
+      if (user.status !== 'active') unprocessable('user_inactive', 'The user is deactivated; reactivate them before adding them to a crew.');
+      const added = await this.projects.addMember(tx, { projectId: project.id, userId: user.id, workspaceId: actor.workspaceId, addedBy: actor.userId });
+      if (added) await this.projects.update(tx, project.id, {});
+      return toUserView(user);
+    });
+  }
+
+  /** Idempotent; only an actual removal moves the project's updated_at. */
+  async removeMember(actor: Actor, id: string, userId: string): Promise<void> {
+    await this.db.transaction().execute(async (tx) => {
+      const project = await this.project(tx, actor, id, 'manage_crew', { lock: true });
+      const user = await this.workspaceUser(tx, actor, userId);
+      if (await this.projects.removeMember(tx, project.id, user.id)) await this.projects.update(tx, project.id, {});
+    });
+  }
+
+  /** The project when the actor may do `action` on it; 404 when they cannot see it, 403 when they may not act. */
+  private async project(db: Executor, actor: Actor, id: string, action: ProjectAction, options: { lock?: boolean } = {}): Promise<ProjectRow> {
+    const row = !isId('project', id) ? undefined
+      : options.lock ? await this.projects.getForUpdate(db, actor.workspaceId, id)
+      : await this.projects.get(db, actor.workspaceId, id);
+    if (!row) return notFound('project', id);
+    assertProjectAccess(actor, accessFactsOf(row, actor), action);
+    return row;
+  }
+
+  private async workspaceUser(db: Executor, actor: Actor, userId: string) {
+    const user = isId('user', userId) ? await this.users.get(db, actor.workspaceId, userId) : undefined;
+    return user ?? notFound('user', userId);
+  }
+}
+
+/** The columns a merge patch actually changes (none when every given value equals the current one). */
+function changesOf(project: ProjectRow, patch: ProjectPatchInput): Updateable<ProjectsTable> {
+  const changes: Updateable<ProjectsTable> = {};
+  if (patch.name !== undefined && patch.name.trim() !== project.name) changes.name = patch.name.trim();
+  if (patch.description !== undefined && patch.description !== project.description) changes.description = patch.description;
+  if (patch.address !== undefined) {
+    for (const field of ADDRESS_FIELDS) {
+      const value = patch.address === null ? null : patch.address[field];
+      if (value !== undefined && value !== project[field]) changes[field] = value;
+    }
+  }
+  if (patch.coordinates !== undefined) {
+    const next: Coordinates = patch.coordinates;
+    if ((next?.lat ?? null) !== project.lat || (next?.lon ?? null) !== project.lon) {
+      changes.lat = next?.lat ?? null;
+      changes.lon = next?.lon ?? null;
+    }
+  }
+  return changes;
 }

@@ -1,0 +1,135 @@
+import { sql, type Expression, type Insertable, type SqlBool, type UpdateObject } from 'kysely';
+import type { Executor } from '../../db/database.ts';
+import type { Database, ProjectStatus, ProjectsTable } from '../../db/schema.ts';
+import { bumpUpdatedAt } from '../users/users.repository.ts';
+import type { UserRow } from '../users/users.views.ts';
+import { ADDRESS_FIELDS } from './projects.schemas.ts';
+import type { ProjectRow } from './projects.views.ts';
+
+/** The crew of the project whose id column is `ref`, as one correlated aggregate (an index-only scan of the member key). */
+const memberIdsOf = (ref: string) =>
+  sql<string[]>`coalesce((select array_agg(m.user_id order by m.user_id) from project_members m where m.project_id = ${sql.ref(ref)}), '{}')`;
+
+/** Visible to a restricted user: they created it or are on its crew. Kept beside `visibleProjectIds`, its twin. */
+const createdByOrMemberOf = (projectRef: string, creatorRef: string, userId: string): Expression<SqlBool> =>
+  sql<SqlBool>`(${sql.ref(creatorRef)} = ${userId} or exists (select 1 from project_members vm where vm.project_id = ${sql.ref(projectRef)} and vm.user_id = ${userId}))`;
+
+const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+export type ProjectSortKey = 'created_at' | 'updated_at';
+
+export interface ProjectListCriteria {
+  workspaceId: string;
+  /** Only projects this user created or is a member of (restricted users); null for all. */
+  visibleTo: string | null;
+  status: 'active' | 'archived' | 'all';
+  q?: string;
+  memberId?: string;
+  updatedSince?: Date;
+  /** Tags do not exist yet, so a tag filter matches nothing. */
+  tagId?: string;
+  sort: ProjectSortKey;
+  /** The last row of the previous page: its id, and its updated_at when sorting by it. */
+  after: { id: string; updatedAt: Date | null } | null;
+  limit: number;
+}
+
+export class ProjectsRepository {
+  get(db: Executor, workspaceId: string, id: string): Promise<ProjectRow | undefined> {
+    return db.selectFrom('projects as p').selectAll('p').select(memberIdsOf('p.id').as('member_ids'))
+      .where('p.workspace_id', '=', workspaceId).where('p.id', '=', id).executeTakeFirst();
+  }
+
+  /** The project, locked until the transaction ends, so concurrent writes apply one after the other. */
+  getForUpdate(db: Executor, workspaceId: string, id: string): Promise<ProjectRow | undefined> {
+    return db.selectFrom('projects as p').selectAll('p').select(memberIdsOf('p.id').as('member_ids'))
+      .where('p.workspace_id', '=', workspaceId).where('p.id', '=', id).forUpdate('p').executeTakeFirst();
+  }
+
+  /** Just what an access decision needs, for features that hang content off a project. */
+  getAccessFacts(db: Executor, workspaceId: string, id: string, userId: string, lock: 'share' | 'none' = 'none') {
+    let q = db.selectFrom('projects as p')
+      .select(['p.id', 'p.status', 'p.created_by'])
+      .select(sql<boolean>`exists (select 1 from project_members m where m.project_id = p.id and m.user_id = ${userId})`.as('is_member'))
+      .where('p.workspace_id', '=', workspaceId).where('p.id', '=', id);
+    if (lock === 'share') q = q.forShare('p');
+    return q.executeTakeFirst();
+  }
+
+  /** One query per page: filters, visibility, keyset and the crew aggregate together. */
+  list(db: Executor, c: ProjectListCriteria): Promise<ProjectRow[]> {
+    let q = db.selectFrom('projects as p').selectAll('p').select(memberIdsOf('p.id').as('member_ids'))
+      .where('p.workspace_id', '=', c.workspaceId);
+    if (c.status !== 'all') q = q.where('p.status', '=', c.status);
+    if (c.visibleTo !== null) q = q.where(createdByOrMemberOf('p.id', 'p.created_by', c.visibleTo));
+    if (c.q !== undefined && c.q !== '') {
+      const pattern = `%${escapeLike(c.q)}%`;
+      q = q.where((eb) => eb.or([eb('p.name', 'ilike', pattern), ...ADDRESS_FIELDS.map((f) => eb(`p.${f}`, 'ilike', pattern))]));
+    }
+    if (c.memberId !== undefined) {
+      const memberId = c.memberId;
+      q = q.where((eb) => eb.exists(eb.selectFrom('project_members as fm').select(sql.lit(1).as('one'))
+        .whereRef('fm.project_id', '=', 'p.id').where('fm.user_id', '=', memberId)));
+    }
+    if (c.updatedSince !== undefined) q = q.where('p.updated_at', '>=', c.updatedSince);
+    if (c.tagId !== undefined) q = q.where(sql.lit(false));
+    if (c.sort === 'updated_at') {
+      if (c.after) q = q.where(sql<SqlBool>`(p.updated_at, p.id) < (${c.after.updatedAt}, ${c.after.id})`);
+      q = q.orderBy('p.updated_at', 'desc').orderBy('p.id', 'desc');
+    } else {
+      if (c.after) q = q.where('p.id', '<', c.after.id);
+      q = q.orderBy('p.id', 'desc');
+    }
+    return q.limit(c.limit + 1).execute();
+  }
+
+  async insert(db: Executor, row: Insertable<ProjectsTable>): Promise<ProjectRow> {
+    const inserted = await db.insertInto('projects').values(row).returningAll().executeTakeFirstOrThrow();
+    return { ...inserted, member_ids: [] };
+  }
+
+  /** Applies the changes and moves updated_at forward (at least 1 ms). */
+  update(db: Executor, id: string, changes: UpdateObject<Database, 'projects'>): Promise<ProjectRow> {
+    return db.updateTable('projects').set({ ...changes, updated_at: bumpUpdatedAt }).where('id', '=', id)
+      .returningAll().returning(memberIdsOf('projects.id').as('member_ids')).executeTakeFirstOrThrow();
+  }
+
+  /** Archives (stamping archived_at with the database clock, like updated_at) or restores. */
+  setStatus(db: Executor, id: string, status: ProjectStatus): Promise<ProjectRow> {
+    return this.update(db, id, { status, archived_at: status === 'archived' ? sql<Date>`now()` : null });
+  }
+
+  async delete(db: Executor, id: string): Promise<void> {
+    await db.deleteFrom('projects').where('id', '=', id).execute();
+  }
+
+  /** Project ids a restricted user may see, as a subquery for other features' lists (`project_id in (…)`). */
+  visibleProjectIds(db: Executor, workspaceId: string, userId: string) {
+    return db.selectFrom('projects as vp').select('vp.id')
+      .where('vp.workspace_id', '=', workspaceId)
+      .where(createdByOrMemberOf('vp.id', 'vp.created_by', userId));
+  }
+
+  /** A page of the crew as users, newest user first, keyset on the user id. */
+  listMembers(db: Executor, projectId: string, limit: number, after: string | null): Promise<UserRow[]> {
+    let q = db.selectFrom('project_members as m').innerJoin('users as u', 'u.id', 'm.user_id').selectAll('u')
+      .where('m.project_id', '=', projectId);
+    if (after !== null) q = q.where('u.id', '<', after);
+    return q.orderBy('u.id', 'desc').limit(limit + 1).execute();
+  }
+
+  /** True when the user was added, false when already a member. */
+  async addMember(db: Executor, member: { projectId: string; userId: string; workspaceId: string; addedBy: string }): Promise<boolean> {
+    const added = await db.insertInto('project_members')
+      .values({ project_id: member.projectId, user_id: member.userId, workspace_id: member.workspaceId, added_by: member.addedBy })
+      .onConflict((oc) => oc.columns(['project_id', 'user_id']).doNothing())
+      .returning('user_id').executeTakeFirst();
+    return added !== undefined;
+  }
+
+  /** True when the user was removed, false when not a member. */
+  async removeMember(db: Executor, projectId: string, userId: string): Promise<boolean> {
+    const removed = await db.deleteFrom('project_members').where('project_id', '=', projectId).where('user_id', '=', userId).executeTakeFirst();
+    return removed.numDeletedRows > 0n;
+  }
+}

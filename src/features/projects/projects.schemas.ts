@@ -1,0 +1,129 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { PageQuery } from '../../http/pagination.ts';
+
+// PostgreSQL text cannot hold NUL characters, so free text refuses them up front (400, not 500).
+const NO_NUL = '^[^\\u0000]*$';
+const Text = (maxLength: number, description?: string) => Type.String({ maxLength, pattern: NO_NUL, ...(description ? { description } : {}) });
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+const Timestamp = Type.String({ format: 'date-time' });
+
+const ProjectName = Type.String({
+  minLength: 1, maxLength: 200, pattern: '^[^\\u0000]*[^\\u0000\\s][^\\u0000]*$',
+  description: '1..200 characters, not only whitespace; stored trimmed.',
+});
+const Description = Text(10_000, 'Free text, up to 10,000 characters.');
+
+export const ADDRESS_FIELDS = ['street_address_1', 'street_address_2', 'city', 'state', 'postal_code', 'country'] as const;
+export type AddressField = typeof ADDRESS_FIELDS[number];
+
+const AddressLine = Nullable(Text(200));
+
+export const Address = Type.Object({
+  street_address_1: AddressLine,
+  street_address_2: AddressLine,
+  city: AddressLine,
+  state: AddressLine,
+  postal_code: AddressLine,
+  country: AddressLine,
+}, { title: 'Address', description: 'Always present; each part is a string or null.' });
+
+/** In a request, every part is optional: on create a missing part is null; on PATCH it is unchanged. */
+const AddressInput = Type.Object({
+  street_address_1: Type.Optional(AddressLine),
+  street_address_2: Type.Optional(AddressLine),
+  city: Type.Optional(AddressLine),
+  state: Type.Optional(AddressLine),
+  postal_code: Type.Optional(AddressLine),
+  country: Type.Optional(AddressLine),
+}, { additionalProperties: false, title: 'AddressInput', description: 'Parts of an address (each a string of up to 200 characters, or null).' });
+export type AddressInputValue = Static<typeof AddressInput>;
+
+export const Coordinates = Type.Object({
+  lat: Type.Number({ minimum: -90, maximum: 90, description: 'Latitude in degrees (WGS 84), -90..90.' }),
+  lon: Type.Number({ minimum: -180, maximum: 180, description: 'Longitude in degrees (WGS 84), -180..180.' }),
+}, { additionalProperties: false, title: 'Coordinates' });
+
+export const ProjectTag = Type.Object({
+  id: Type.String({ description: 'tag_…' }),
+  name: Type.String(),
+  color: Type.String(),
+}, { title: 'ProjectTag' });
+
+export const CoverPhoto = Type.Object({
+  id: Type.String({ description: 'pho_…' }),
+  thumbnail_url: Type.String({ description: 'A signed, expiring URL of the thumbnail.' }),
+}, { title: 'CoverPhoto' });
+
+export const ProjectStatusSchema = Type.Union([Type.Literal('active'), Type.Literal('archived')]);
+
+export const Project = Type.Object({
+  id: Type.String({ description: 'prj_…' }),
+  name: Type.String(),
+  description: Nullable(Type.String()),
+  status: ProjectStatusSchema,
+  address: Address,
+  coordinates: Nullable(Coordinates),
+  tags: Type.Array(ProjectTag, { description: 'The project\'s tags (empty until tags are assigned).' }),
+  cover_photo_id: Nullable(Type.String()),
+  cover_photo: Nullable(CoverPhoto),
+  member_ids: Type.Array(Type.String(), { description: 'The crew: ids of the users assigned to the project, in id order. Change it with PUT/DELETE /v1/projects/{id}/members/{user_id}.' }),
+  created_by: Type.String({ description: 'The user who created the project.' }),
+  created_at: Timestamp,
+  updated_at: Type.String({ format: 'date-time', description: 'Moves on every change, including crew changes.' }),
+  archived_at: Nullable(Timestamp),
+}, { title: 'Project' });
+export type ProjectView = Static<typeof Project>;
+
+export const ProjectCreate = Type.Object({
+  name: ProjectName,
+  description: Type.Optional(Nullable(Description)),
+  address: Type.Optional(Nullable(AddressInput)),
+  coordinates: Type.Optional(Nullable(Coordinates)),
+}, { additionalProperties: false, title: 'ProjectCreate', description: 'A new project; it starts active, with no crew. The caller is recorded as `created_by`.' });
+export type ProjectCreateInput = Static<typeof ProjectCreate>;
+
+export const ProjectPatch = Type.Object({
+  name: Type.Optional(ProjectName),
+  description: Type.Optional(Nullable(Description)),
+  address: Type.Optional(Nullable(AddressInput)),
+  coordinates: Type.Optional(Nullable(Coordinates)),
+}, {
+  additionalProperties: false,
+  title: 'ProjectPatch',
+  description: 'JSON merge patch (RFC 7396): a missing field is unchanged; `address: {city: "X"}` changes only the city, ' +
+    '`address: null` clears every part; `coordinates` is replaced whole, `null` clears it. ' +
+    'Status changes go through /archive and /restore; the crew through /members.',
+});
+export type ProjectPatchInput = Static<typeof ProjectPatch>;
+
+const UserIdFilter = Type.String({ pattern: '^usr_[0-9a-hjkmnp-tv-z]{26}$', description: 'usr_…' });
+const TagIdFilter = Type.String({ pattern: '^tag_[0-9a-hjkmnp-tv-z]{26}$', description: 'tag_… (tags are not assignable yet, so this matches no project for now)' });
+
+export const ProjectSort = Type.Union([Type.Literal('created_at'), Type.Literal('updated_at')], {
+  default: 'created_at',
+  description: '`created_at` (newest first, the default) or `updated_at` (most recently changed first). A cursor works only with the sort it came from.',
+});
+
+export const ProjectListQuery = Type.Object({
+  limit: Type.Optional(PageQuery.limit),
+  cursor: Type.Optional(PageQuery.cursor),
+  status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('archived'), Type.Literal('all')], { default: 'active', description: 'Default `active`.' })),
+  q: Type.Optional(Text(200, 'Case-insensitive substring of the name or any address part.')),
+  member_id: Type.Optional(UserIdFilter),
+  tag_id: Type.Optional(TagIdFilter),
+  updated_since: Type.Optional(Type.String({ format: 'date-time', description: 'RFC 3339; projects with `updated_at` at or after it.' })),
+  sort: Type.Optional(ProjectSort),
+}, { additionalProperties: false });
+export type ProjectListFilters = Static<typeof ProjectListQuery>;
+
+export const ProjectIdParams = Type.Object({ id: Type.String({ maxLength: 100, description: 'prj_…' }) });
+export const ProjectMemberParams = Type.Object({
+  id: Type.String({ maxLength: 100, description: 'prj_…' }),
+  user_id: Type.String({ maxLength: 100, description: 'usr_…' }),
+});
+
+export const ProjectMemberListQuery = Type.Object({
+  limit: Type.Optional(PageQuery.limit),
+  cursor: Type.Optional(PageQuery.cursor),
+}, { additionalProperties: false });
+export type ProjectMemberListQueryValue = Static<typeof ProjectMemberListQuery>;
