@@ -5,7 +5,7 @@ import type { Config } from './config.ts';
 import type { Db } from './db/database.ts';
 import { newId } from './ids.ts';
 import { ApiKeyAuthenticator, registerAuth } from './http/auth.ts';
-import { registerErrorHandling } from './http/error-handler.ts';
+import { registerErrorHandling, sendProblem, toApiError } from './http/error-handler.ts';
 import { ApiError } from './http/errors.ts';
 import { registerEtags } from './http/etag.ts';
 import { registerIdempotency } from './http/idempotency.ts';
@@ -44,6 +44,8 @@ export async function buildApp({ config, db, logger }: AppDeps): Promise<App> {
     requestIdHeader: false,
     bodyLimit: 1024 * 1024,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    // Errors raised before routing (an undecodable URL) get the same problem+json as the rest.
+    frameworkErrors: (err, req, reply) => sendProblem(req, reply, toApiError(err)),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.addHook('onRequest', async (req, reply) => {
