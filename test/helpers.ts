@@ -49,9 +49,13 @@ export interface TestContext {
   close(): Promise<void>;
 }
 
-/** A full app on its own fresh database. `env` overrides configuration (e.g. JOBSITE_RATE_LIMIT). */
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestContext> {
-  const database = await createTestDatabase();
+/**
+ * A full app on its own fresh database. `env` overrides configuration (e.g. JOBSITE_RATE_LIMIT).
+ * With `databaseUrl` (another context's `url`), it opens a second app (as another API process would) on that
+ * existing database instead, and leaves the database to its owner on close.
+ */
+export async function startTestApp(env: Record<string, string> = {}, options: { databaseUrl?: string } = {}): Promise<TestContext> {
+  const database = options.databaseUrl ? { url: options.databaseUrl, drop: async () => undefined } : await createTestDatabase();
   const config = loadConfig({ JOBSITE_PUBLIC_URL: 'http://jobsite.test', LOG_LEVEL: 'silent', JOBSITE_RATE_LIMIT: '100000', ...env });
   const handle = openDatabase(database.url, { max: 5 });
   const app = await buildApp({ config, db: handle.db, logger: false });
