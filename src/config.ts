@@ -37,7 +37,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
   const port = int('PORT', 3000, 0, 65535);
   const host = env.HOST || '127.0.0.1';
-  const rateLimitPerMinute = int('JOBSITE_RATE_LIMIT', 600, 1, 1_000_000);
+  const rateLimitPerMinute = int('JOBSITE_RATE_LIMIT', 600, 1, 1_000_000_000);
 
   let databaseUrl: string | null = env.DATABASE_URL || null;
   if (databaseUrl) {
