@@ -109,6 +109,24 @@ describe('errors are problem+json', () => {
     assert.deepEqual(String(res.headers.allow).split(', ').sort(), ['GET', 'HEAD']);
   });
 
+  it('matches 405 to the same paths the router knows (trailing slash, long ids, OPTIONS)', async () => {
+    const longId = 'x'.repeat(150);
+    assert.equal((await api(t, ws.admin, 'GET', `/v1/users/${longId}`)).json().code, 'not_found');
+    let res = await api(t, ws.admin, 'POST', `/v1/users/${longId}`);
+    assertProblem(res, 405, 'method_not_allowed');
+    res = await api(t, ws.admin, 'PUT', '/v1/users/');
+    assertProblem(res, 405, 'method_not_allowed');
+    res = await api(t, ws.admin, 'OPTIONS', '/v1/api-keys');
+    assertProblem(res, 405, 'method_not_allowed');
+    assert.deepEqual(String(res.headers.allow).split(', ').sort(), ['GET', 'HEAD', 'POST']);
+  });
+
+  it('answers broken URLs with a 4xx problem', async () => {
+    assertProblem(await api(t, ws.admin, 'GET', '/v1/users/%E0%A4%A'), 400, 'invalid_url');
+    const body = assertProblem(await api(t, ws.admin, 'GET', `/v1/users/${'x'.repeat(250)}`), 414, 'uri_too_long');
+    assert.equal(body.title, 'URI too long');
+  });
+
   it('takes an empty JSON body on a request that has no body', async () => {
     const created = await api(t, ws.admin, 'POST', '/v1/api-keys', { name: 'to revoke' });
     assert.equal(created.statusCode, 201);

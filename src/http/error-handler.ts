@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay from 'find-my-way';
 import { ApiError, problemType } from './errors.ts';
@@ -10,6 +11,8 @@ const FASTIFY_CODES: Record<string, { status: number; code: string; title: strin
   FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: 'malformed_json', title: 'Bad request' },
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'malformed_json', title: 'Bad request' },
   FST_ERR_NOT_ACCEPTABLE: { status: 406, code: 'not_acceptable', title: 'Not acceptable' },
+  FST_ERR_BAD_URL: { status: 400, code: 'invalid_url', title: 'Bad request' },
+  FST_ERR_MAX_PARAM_LENGTH: { status: 414, code: 'uri_too_long', title: 'URI too long' },
 };
 
 /** Clearer words than Fastify's for the errors an integrator is most likely to meet. */
@@ -21,6 +24,8 @@ const FASTIFY_DETAILS: Record<string, (req?: FastifyRequest) => string> = {
 
 export function sendProblem(req: FastifyRequest, reply: FastifyReply, err: ApiError) {
   for (const [name, value] of Object.entries(err.headers)) reply.header(name, value);
+  // Errors raised before routing (a badly encoded URL) skip the onRequest hook that sets it.
+  if (!reply.hasHeader('x-request-id')) reply.header('x-request-id', req.id);
   return reply
     .code(err.status)
     .type('application/problem+json')
@@ -49,7 +54,7 @@ export function toApiError(err: FastifyError | ApiError | Error, req?: FastifyRe
   const known = fe.code ? FASTIFY_CODES[fe.code] : undefined;
   if (known) return new ApiError(known.status, known.code, known.title, FASTIFY_DETAILS[fe.code!]?.(req) ?? fe.message);
   if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) {
-    return new ApiError(fe.statusCode, 'bad_request', 'Bad request', fe.message);
+    return new ApiError(fe.statusCode, 'bad_request', STATUS_CODES[fe.statusCode] ?? 'Bad request', fe.message);
   }
   return new ApiError(500, 'internal_error', 'Internal server error', 'Something went wrong on our side. Quote the request id if you report it.');
 }
@@ -58,7 +63,9 @@ const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 export function registerErrorHandling(app: FastifyInstance): void {
   // A shadow router of every declared route, to tell "no such path" (404) from "wrong method" (405).
-  const shadow = FindMyWay({ ignoreTrailingSlash: true });
+  // Same matching options as the app's router, so both agree on which paths exist.
+  const { routerOptions } = app.initialConfig as { routerOptions?: { ignoreTrailingSlash?: boolean; maxParamLength?: number } };
+  const shadow = FindMyWay({ ignoreTrailingSlash: routerOptions?.ignoreTrailingSlash ?? false, maxParamLength: routerOptions?.maxParamLength ?? 100 });
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) {
       if (method !== 'HEAD' && !shadow.find(method as 'GET', route.url)) shadow.on(method as 'GET', route.url, () => undefined);

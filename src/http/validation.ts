@@ -41,7 +41,7 @@ function foldUnions(errors: ErrorObject[]): ErrorObject[] {
     const alternatives = branches.map((b) =>
       b.instancePath !== err.instancePath ? null
         : b.keyword === 'const' ? String(b.params.allowedValue)
-          : b.keyword === 'type' ? String(b.params.type)
+          : b.keyword === 'type' ? String(b.params.type).split(',').join(' or ')
             : null);
     const specific = branches.find((_, i) => alternatives[i] === null);
     if (specific) out.push(specific);
@@ -65,8 +65,12 @@ export function toFieldErrors(errors: FastifySchemaValidationError[], context: s
     } else if (err.keyword === 'additionalProperties') {
       segments.push(String(err.params.additionalProperty));
       message = 'is not a known field';
+    } else if (err.keyword === 'type') {
+      message = `must be ${String(err.params.type).split(',').join(' or ')}`; // `type: ['string', 'null']`
     } else if (err.keyword === 'enum') {
       message = `must be one of: ${(err.params.allowedValues as unknown[]).join(', ')}`;
+    } else if (err.keyword === 'type' && Array.isArray(err.params.type)) {
+      message = `must be ${(err.params.type as string[]).join(' or ')}`;
     }
     return { path: [part, ...segments].join('.'), message };
   });
