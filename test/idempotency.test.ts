@@ -162,6 +162,33 @@ describe('Idempotency-Key on POST', () => {
     assert.equal(other.statusCode, 201, other.body); // not 422: the old request is forgotten
   });
 
+  it('creates once when the same request races itself', async () => {
+    const key = newKey();
+    const body = { email: newEmail() };
+    const results = await Promise.all(Array.from({ length: 5 }, () => api(t, ws.admin, 'POST', '/v1/users', body, withKey(key))));
+    for (const res of results) assert.ok([201, 409].includes(res.statusCode), `${res.statusCode} ${res.body}`);
+    const firsts = results.filter((r) => r.statusCode === 201 && r.headers['idempotent-replayed'] === undefined);
+    assert.equal(firsts.length, 1);
+    for (const res of results.filter((r) => r.statusCode === 409)) assert.equal(res.json().code, 'idempotency_key_in_use');
+    assert.equal(await usersWithEmail(body.email), 1);
+  });
+
+  it('replays on another API process: the store is the database', async () => {
+    const second = await startTestApp({}, { databaseUrl: t.url });
+    try {
+      const key = newKey();
+      const body = { email: newEmail() };
+      const first = await api(t, ws.admin, 'POST', '/v1/users', body, withKey(key));
+      assert.equal(first.statusCode, 201);
+      const elsewhere = await api(second, ws.admin, 'POST', '/v1/users', body, withKey(key));
+      assert.equal(elsewhere.statusCode, 201);
+      assert.equal(elsewhere.headers['idempotent-replayed'], 'true');
+      assert.equal(elsewhere.json().id, first.json().id);
+    } finally {
+      await second.close();
+    }
+  });
+
   it('ignores the header on methods other than POST', async () => {
     const key = newKey();
     const user = await newUser(t, ws, 'standard');
