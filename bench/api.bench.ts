@@ -37,7 +37,8 @@ async function freePort(): Promise<number> {
 }
 
 async function startChild(args: string[], env: Record<string, string>, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+  const profile = process.env.BENCH_PROFILE && args[0] === 'src/main.ts' ? ['--cpu-prof', '--cpu-prof-dir=.tmp/prof'] : [];
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', ...args], {
     env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'],
   });
   for (let i = 0; i < 200; i++) {
@@ -117,7 +118,7 @@ async function main() {
     console.log(`\nJobsite API vs ceiling — ${PROJECTS} projects, ${CONNECTIONS} connections, ${SECONDS} s each, node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model}\n`);
     console.log('| endpoint | API req/s | API p50 / p99 ms | ceiling req/s | ceiling p50 / p99 ms | API / ceiling |');
     console.log('|---|---:|---:|---:|---:|---:|');
-    for (const c of cases) {
+    for (const c of cases.filter((x) => !process.env.BENCH_ONLY || x.name.includes(process.env.BENCH_ONLY))) {
       const ceiling = await measure(c.ceiling.url, c.ceiling);
       const api = await measure(c.api.url, c.api);
       const bad = api.errors + api.non2xx + ceiling.errors + ceiling.non2xx;

@@ -1,6 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from './errors.ts';
+import { Nullable } from './schema-types.ts';
 
 /**
  * Keyset pagination. A cursor names the last row a page returned by its sort key values and
@@ -15,7 +16,7 @@ export const PageQuery = {
 export const Page = <T extends TSchema>(item: T, name: string) => Type.Object({
   data: Type.Array(item),
   has_more: Type.Boolean(),
-  next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `cursor` for the next page; null on the last page.' }),
+  next_cursor: Nullable(Type.String({ description: 'Pass as `cursor` for the next page; null on the last page.' })),
 }, { title: name });
 
 export interface PageOf<T> {

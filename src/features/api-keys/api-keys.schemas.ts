@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { PageQuery } from '../../http/pagination.ts';
+import { Nullable, StringEnum } from '../../http/schema-types.ts';
 
 export const ApiKey = Type.Object({
   id: Type.String({ description: 'key_…' }),
@@ -7,9 +8,9 @@ export const ApiKey = Type.Object({
   user_id: Type.String(),
   prefix: Type.String({ description: 'The first characters of the secret, to tell keys apart (`jsk_AbCd`).' }),
   read_only: Type.Boolean({ description: 'A read-only key gets 403 on any write.' }),
-  created_by: Type.Union([Type.String(), Type.Null()]),
+  created_by: Nullable(Type.String()),
   created_at: Type.String({ format: 'date-time' }),
-  revoked_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  revoked_at: Nullable(Type.String({ format: 'date-time' })),
   updated_at: Type.String({ format: 'date-time' }),
 }, { title: 'ApiKey' });
 export type ApiKeyView = Static<typeof ApiKey>;
@@ -29,7 +30,7 @@ export const ApiKeyListQuery = Type.Object({
   limit: Type.Optional(PageQuery.limit),
   cursor: Type.Optional(PageQuery.cursor),
   user_id: Type.Optional(Type.String({ maxLength: 100 })),
-  status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('revoked'), Type.Literal('all')], { default: 'all' })),
+  status: Type.Optional(StringEnum(['active', 'revoked', 'all'], { default: 'all' })),
 }, { additionalProperties: false });
 export type ApiKeyListFilters = Static<typeof ApiKeyListQuery>;
 

@@ -1,10 +1,10 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { PageQuery } from '../../http/pagination.ts';
+import { Nullable, StringEnum } from '../../http/schema-types.ts';
 
 // PostgreSQL text cannot hold NUL characters, so free text refuses them up front (400, not 500).
 const NO_NUL = '^[^\\u0000]*$';
 const Text = (maxLength: number, description?: string) => Type.String({ maxLength, pattern: NO_NUL, ...(description ? { description } : {}) });
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 const Timestamp = Type.String({ format: 'date-time' });
 
 const ProjectName = Type.String({
@@ -54,7 +54,7 @@ export const CoverPhoto = Type.Object({
   thumbnail_url: Type.String({ description: 'A signed, expiring URL of the thumbnail.' }),
 }, { title: 'CoverPhoto' });
 
-export const ProjectStatusSchema = Type.Union([Type.Literal('active'), Type.Literal('archived')]);
+export const ProjectStatusSchema = StringEnum(['active', 'archived']);
 
 export const Project = Type.Object({
   id: Type.String({ description: 'prj_…' }),
@@ -99,7 +99,7 @@ export type ProjectPatchInput = Static<typeof ProjectPatch>;
 const UserIdFilter = Type.String({ pattern: '^usr_[0-9a-hjkmnp-tv-z]{26}$', description: 'usr_…' });
 const TagIdFilter = Type.String({ pattern: '^tag_[0-9a-hjkmnp-tv-z]{26}$', description: 'tag_… (tags are not assignable yet, so this matches no project for now)' });
 
-export const ProjectSort = Type.Union([Type.Literal('created_at'), Type.Literal('updated_at')], {
+export const ProjectSort = StringEnum(['created_at', 'updated_at'], {
   default: 'created_at',
   description: '`created_at` (newest first, the default) or `updated_at` (most recently changed first). A cursor works only with the sort it came from.',
 });
@@ -107,7 +107,7 @@ export const ProjectSort = Type.Union([Type.Literal('created_at'), Type.Literal(
 export const ProjectListQuery = Type.Object({
   limit: Type.Optional(PageQuery.limit),
   cursor: Type.Optional(PageQuery.cursor),
-  status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('archived'), Type.Literal('all')], { default: 'active', description: 'Default `active`.' })),
+  status: Type.Optional(StringEnum(['active', 'archived', 'all'], { default: 'active', description: 'Default `active`.' })),
   q: Type.Optional(Text(200, 'Case-insensitive substring of the name or any address part.')),
   member_id: Type.Optional(UserIdFilter),
   tag_id: Type.Optional(TagIdFilter),

@@ -1,7 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { PageQuery } from '../../http/pagination.ts';
+import { Nullable, StringEnum } from '../../http/schema-types.ts';
 
-export const RoleSchema = Type.Union([Type.Literal('admin'), Type.Literal('manager'), Type.Literal('standard'), Type.Literal('restricted')], {
+export const RoleSchema = StringEnum(['admin', 'manager', 'standard', 'restricted'], {
   description: 'admin: everything; manager: all projects and users below admin; standard: all projects\' content; restricted: only projects they belong to or created.',
 });
 const Handle = Type.String({
@@ -15,21 +16,21 @@ const Name = Type.String({ minLength: 1, maxLength: 100, pattern: '^[^\\u0000-\\
 export const User = Type.Object({
   id: Type.String({ description: 'usr_…' }),
   email: Type.String(),
-  first_name: Type.Union([Type.String(), Type.Null()]),
-  last_name: Type.Union([Type.String(), Type.Null()]),
+  first_name: Nullable(Type.String()),
+  last_name: Nullable(Type.String()),
   handle: Type.String(),
   role: RoleSchema,
-  status: Type.Union([Type.Literal('active'), Type.Literal('deactivated')]),
+  status: StringEnum(['active', 'deactivated']),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
-  deactivated_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  deactivated_at: Nullable(Type.String({ format: 'date-time' })),
 }, { title: 'User' });
 export type UserView = Static<typeof User>;
 
 export const UserCreate = Type.Object({
   email: Email,
-  first_name: Type.Optional(Type.Union([Name, Type.Null()])),
-  last_name: Type.Optional(Type.Union([Name, Type.Null()])),
+  first_name: Type.Optional(Nullable(Name)),
+  last_name: Type.Optional(Nullable(Name)),
   handle: Type.Optional(Handle),
   role: Type.Optional(RoleSchema),
 }, { additionalProperties: false, description: 'A new user. `role` defaults to standard; `handle` defaults to one made from the e-mail address.' });
@@ -37,11 +38,11 @@ export type UserCreateInput = Static<typeof UserCreate>;
 
 export const UserPatch = Type.Object({
   email: Type.Optional(Email),
-  first_name: Type.Optional(Type.Union([Name, Type.Null()])),
-  last_name: Type.Optional(Type.Union([Name, Type.Null()])),
+  first_name: Type.Optional(Nullable(Name)),
+  last_name: Type.Optional(Nullable(Name)),
   handle: Type.Optional(Handle),
   role: Type.Optional(RoleSchema),
-  status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('deactivated')])),
+  status: Type.Optional(StringEnum(['active', 'deactivated'])),
 }, { additionalProperties: false });
 export type UserPatchInput = Static<typeof UserPatch>;
 
@@ -49,7 +50,7 @@ export const UserListQuery = Type.Object({
   ...PageQuery,
   limit: Type.Optional(PageQuery.limit),
   cursor: Type.Optional(PageQuery.cursor),
-  status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('deactivated'), Type.Literal('all')], { default: 'active' })),
+  status: Type.Optional(StringEnum(['active', 'deactivated', 'all'], { default: 'active' })),
   role: Type.Optional(RoleSchema),
 }, { additionalProperties: false });
 export type UserListFilters = Static<typeof UserListQuery>;
