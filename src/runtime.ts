@@ -1,3 +1,4 @@
+import pg from 'pg';
 import type { Config } from './config.ts';
 import { startEmbeddedPostgres } from './db/embedded.ts';
 import { migrate } from './db/migrate.ts';
@@ -20,9 +21,24 @@ export async function locateDatabase(config: Config, say: (msg: string) => void 
   return { url: server.url, embedded: true, release: () => server.release() };
 }
 
-/** Our SQL migrations, then the job queue's schema. */
+// Any constant works; it only has to be the same in every process (and differ from db/migrate.ts's).
+const MIGRATE_ALL_LOCK = 7_344_221_902;
+
+/**
+ * Our SQL migrations, then the job queue's schema. Several processes may start at once (two CLI
+ * commands, API and worker processes): one session-level advisory lock makes them take turns, so
+ * the queue's own installer, which is not safe against itself, never runs twice at once.
+ */
 export async function migrateAll(url: string): Promise<string[]> {
-  const { applied } = await migrate(url);
-  await migrateQueue(url);
-  return applied;
+  const client = new pg.Client({ connectionString: url, application_name: 'jobsite-migrate' });
+  await client.connect();
+  try {
+    await client.query('select pg_advisory_lock($1)', [MIGRATE_ALL_LOCK]);
+    const { applied } = await migrate(url);
+    await migrateQueue(url);
+    return applied;
+  } finally {
+    await client.query('select pg_advisory_unlock($1)', [MIGRATE_ALL_LOCK]).catch(() => undefined);
+    await client.end().catch(() => undefined);
+  }
 }

@@ -99,6 +99,21 @@ async function exists(file: string): Promise<boolean> {
   return fs.access(file).then(() => true, () => false);
 }
 
+/** Whether `pid` is a live process (and, where /proc tells us, a PostgreSQL one: pids get reused). */
+async function isLivePostgres(pid: number): Promise<boolean> {
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  try {
+    const cmdline = await fs.readFile(`/proc/${pid}/cmdline`, 'utf8');
+    return cmdline.includes('postgres');
+  } catch {
+    return true; // no /proc (macOS): trust the signal check
+  }
+}
+
 /** The port of a live postmaster for this data directory, or null. */
 async function livePort(pgdata: string): Promise<number | null> {
   let content: string;
@@ -111,12 +126,8 @@ async function livePort(pgdata: string): Promise<number | null> {
   const pid = Number(lines[0]);
   const port = Number(lines[3]);
   if (!pid || !port) return null;
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return null; // stale pid file from a crash: pg_ctl start deals with it
-  }
-  return port;
+  // A stale pid file (the server died with the machine, say) is no server: pg_ctl start deals with it.
+  return (await isLivePostgres(pid)) ? port : null;
 }
 
 async function waitUntilAccepting(url: string, timeoutMs: number): Promise<void> {
@@ -156,24 +167,60 @@ async function initialise(bin: Binaries, dataDir: string, serverDir: string, pgd
         'Set JOBSITE_DATA_DIR to a directory it can reach (for example under /var/lib or /tmp), or set DATABASE_URL.');
     }
   }
-  // A half-finished initdb (crash mid-way) leaves a non-empty pgdata without PG_VERSION.
-  await fs.rm(pgdata, { recursive: true, force: true });
+  // initdb works in a scratch directory that is renamed into place only when complete, so a
+  // crash part-way leaves no half-made cluster behind; the password is saved before it is used.
+  const scratch = path.join(serverDir, 'pgdata.initdb');
+  await fs.rm(scratch, { recursive: true, force: true });
   const password = crypto.randomBytes(24).toString('base64url');
+  const credsTmp = `${credsFile}.tmp`;
+  await fs.writeFile(credsTmp, JSON.stringify({ password }), { mode: 0o600 });
+  await fs.rename(credsTmp, credsFile);
   const pwfile = path.join(serverDir, '.pwfile');
   await fs.writeFile(pwfile, `${password}\n`, { mode: 0o600 });
   if (user) await fs.chown(pwfile, user.uid, user.gid);
   try {
     await run(bin.initdb, [
-      `--pgdata=${pgdata}`, '--username=postgres', `--pwfile=${pwfile}`, '--auth=scram-sha-256',
+      `--pgdata=${scratch}`, '--username=postgres', `--pwfile=${pwfile}`, '--auth=scram-sha-256',
       '--encoding=UTF8', '--no-locale',
     ], asUser(user));
   } catch (err) {
+    await fs.rm(scratch, { recursive: true, force: true });
     throw new Error(`initdb failed: ${(err as { stderr?: string }).stderr || (err as Error).message}`);
   } finally {
     await fs.rm(pwfile, { force: true });
   }
-  await fs.writeFile(credsFile, JSON.stringify({ password }), { mode: 0o600 });
+  await fs.rm(pgdata, { recursive: true, force: true }); // an unfinished cluster from an older version
+  await fs.rename(scratch, pgdata);
   return password;
+}
+
+/** Starts the server on a free loopback port; tries another port if it lost the race for one. */
+async function startServer(bin: Binaries, serverDir: string, pgdata: string, user: OsUser | null): Promise<number> {
+  const logFile = path.join(serverDir, 'server.log');
+  for (let attempt = 1; ; attempt++) {
+    const port = await freeLoopbackPort();
+    const logStart = await fs.stat(logFile).then((st) => st.size, () => 0);
+    try {
+      await run(bin.pg_ctl, [
+        'start', '-w', '-t', '60', '-D', pgdata, '-l', logFile,
+        '-o', `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=200`,
+      ], asUser(user));
+      return port;
+    } catch (err) {
+      const log = (await fs.readFile(logFile, 'utf8').catch(() => '')).slice(logStart);
+      if (attempt < 3 && /could not bind|address already in use/i.test(log)) continue;
+      throw new Error(`The embedded PostgreSQL did not start: ${(err as { stderr?: string }).stderr || (err as Error).message}\n` +
+        log.trim().split('\n').slice(-15).join('\n'));
+    }
+  }
+}
+
+/** How many other jobsite processes hold a presence connection to the server. */
+async function otherPresences(client: pg.Client): Promise<number> {
+  const { rows } = await client.query<{ others: number }>(
+    `select count(*)::int as others from pg_stat_activity
+      where application_name like $1 and pid <> pg_backend_pid()`, [`${PRESENCE}:%`]);
+  return rows[0]!.others;
 }
 
 export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPostgres> {
@@ -184,10 +231,14 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
   await fs.mkdir(dataDir, { recursive: true });
 
   // One process at a time decides whether to start or reuse the server (and, later, to stop it).
+  // A holder that crashed leaves a lock that goes stale after 20 s.
   const lock = () => lockfile.lock(dataDir, {
     lockfilePath: path.join(dataDir, '.embedded-postgres.lock'),
     retries: { retries: 240, minTimeout: 100, maxTimeout: 500 },
     stale: 20_000,
+    // The default throws from a timer (a crash) when the lock could not be refreshed in time;
+    // at worst two processes then decide at once, which the presence count tolerates.
+    onCompromised: () => undefined,
   });
 
   const unlock = await lock();
@@ -197,29 +248,16 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
   let presence: pg.Client;
   try {
     password = await initialise(bin, dataDir, serverDir, pgdata, user);
-    const urlOn = (p: number, database: string) =>
-      `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${p}/${database}`;
-
     const running = await livePort(pgdata);
     if (running) {
       port = running;
-      await waitUntilAccepting(urlOn(port, 'postgres'), 30_000);
+      await waitUntilAccepting(urlOn(password, port, 'postgres'), 30_000);
     } else {
-      port = await freeLoopbackPort();
-      try {
-        await run(bin.pg_ctl, [
-          'start', '-w', '-t', '60', '-D', pgdata, '-l', path.join(serverDir, 'server.log'),
-          '-o', `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=200`,
-        ], asUser(user));
-      } catch (err) {
-        const log = await fs.readFile(path.join(serverDir, 'server.log'), 'utf8').catch(() => '');
-        throw new Error(`The embedded PostgreSQL did not start: ${(err as { stderr?: string }).stderr || (err as Error).message}\n` +
-          log.split('\n').slice(-15).join('\n'));
-      }
+      port = await startServer(bin, serverDir, pgdata, user);
       started = true;
     }
 
-    const admin = new pg.Client({ connectionString: urlOn(port, 'postgres') });
+    const admin = new pg.Client({ connectionString: urlOn(password, port, 'postgres') });
     await admin.connect();
     try {
       const { rowCount } = await admin.query('select 1 from pg_database where datname = $1', [DEFAULT_DATABASE]);
@@ -228,14 +266,14 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
       await admin.end();
     }
 
-    presence = new pg.Client({ connectionString: urlOn(port, 'postgres'), application_name: `${PRESENCE}:${process.pid}` });
+    presence = new pg.Client({ connectionString: urlOn(password, port, 'postgres'), application_name: `${PRESENCE}:${process.pid}` });
     presence.on('error', () => undefined);
     await presence.connect();
   } finally {
     await unlock();
   }
 
-  const urlFor = (database: string) => `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
+  const urlFor = (database: string) => urlOn(password, port, database);
   let released = false;
   return {
     url: urlFor(DEFAULT_DATABASE),
@@ -247,11 +285,18 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
       released = true;
       const unlockAgain = await lock();
       try {
-        const { rows } = await presence.query<{ others: number }>(
-          `select count(*)::int as others from pg_stat_activity
-            where application_name like $1 and pid <> pg_backend_pid()`, [`${PRESENCE}:%`]);
+        let others: number | null;
+        try {
+          others = await otherPresences(presence);
+        } catch {
+          // Our presence connection was cut (the server restarted?): count from a new one.
+          const probe = new pg.Client({ connectionString: urlFor('postgres'), connectionTimeoutMillis: 5000 });
+          others = await probe.connect().then(() => otherPresences(probe), () => null);
+          await probe.end().catch(() => undefined);
+        }
         await presence.end().catch(() => undefined);
-        if (forceStop || rows[0]!.others === 0) {
+        const stop = forceStop || others === 0;
+        if (stop && (await livePort(pgdata)) !== null) {
           await run(bin.pg_ctl, ['stop', '-w', '-t', '60', '-m', 'fast', '-D', pgdata], asUser(user));
         }
       } finally {
@@ -259,4 +304,8 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
       }
     },
   };
+}
+
+function urlOn(password: string, port: number, database: string): string {
+  return `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
 }

@@ -1,0 +1,79 @@
+import type { Config } from '../config.ts';
+import { openDatabase, type Db } from '../db/database.ts';
+import { ApiKeysRepository } from '../features/api-keys/api-keys.repository.ts';
+import { toApiKeyView } from '../features/api-keys/api-keys.views.ts';
+import { UsersRepository } from '../features/users/users.repository.ts';
+import { WorkspacesRepository } from '../features/workspaces/workspaces.repository.ts';
+import { WorkspacesService } from '../features/workspaces/workspaces.service.ts';
+import { locateDatabase, migrateAll } from '../runtime.ts';
+import { CliError } from './errors.ts';
+
+/**
+ * What the operator commands do, loaded only when one runs (so that `--help` and argument errors
+ * answer at once). Each works whether or not a server runs on the same data directory: it joins
+ * the embedded server, or starts it and stops it again when done.
+ */
+async function withDatabase<T>(config: Config, work: (db: Db) => Promise<T>): Promise<T> {
+  const location = await locateDatabase(config);
+  try {
+    await migrateAll(location.url);
+    const handle = openDatabase(location.url, { max: 2, applicationName: 'jobsite-cli' });
+    try {
+      return await work(handle.db);
+    } finally {
+      await handle.close();
+    }
+  } finally {
+    await location.release();
+  }
+}
+
+export async function migrateDatabase(config: Config): Promise<void> {
+  const location = await locateDatabase(config);
+  try {
+    const applied = await migrateAll(location.url);
+    console.log(applied.length ? `Applied: ${applied.join(', ')}` : 'The database is up to date.');
+  } finally {
+    await location.release();
+  }
+}
+
+export async function createWorkspace(config: Config, opts: { name: string; adminEmail: string; json?: boolean }): Promise<void> {
+  const made = await withDatabase(config, (db) => new WorkspacesService(db).provision({ name: opts.name, adminEmail: opts.adminEmail }));
+  if (opts.json) return console.log(JSON.stringify(made, null, 2));
+  console.log([
+    `Workspace  ${made.workspace.id}  ${made.workspace.name}`,
+    `Admin      ${made.admin.id}  ${made.admin.email} (@${made.admin.handle})`,
+    `API key    ${made.api_key.key}`,
+    '',
+    'The API key is shown only now: store it somewhere safe. Try it with:',
+    `  curl -H "Authorization: Bearer ${made.api_key.key}" ${config.publicUrl}/v1/users/me`,
+  ].join('\n'));
+}
+
+export async function createKey(
+  config: Config,
+  opts: { workspace: string; user: string; name: string; readOnly?: boolean; json?: boolean },
+): Promise<void> {
+  const { row, secret, user } = await withDatabase(config, async (db) => {
+    const ws = await new WorkspacesRepository().get(db, opts.workspace);
+    if (!ws) throw new CliError(`No workspace ${opts.workspace}.`);
+    const users = new UsersRepository();
+    const user = opts.user.includes('@')
+      ? await users.getByEmail(db, ws.id, opts.user)
+      : await users.get(db, ws.id, opts.user);
+    if (!user) throw new CliError(`No user "${opts.user}" in workspace ${ws.id}.`);
+    if (user.status !== 'active') throw new CliError(`User ${user.id} (${user.email}) is deactivated.`);
+    const issued = await new ApiKeysRepository().issue(db, {
+      workspaceId: ws.id, userId: user.id, name: opts.name, readOnly: Boolean(opts.readOnly), createdBy: null,
+    });
+    return { ...issued, user };
+  });
+  if (opts.json) return console.log(JSON.stringify({ ...toApiKeyView(row), key: secret }, null, 2));
+  console.log([
+    `API key    ${secret}`,
+    `Id         ${row.id}  for ${user.email} (${user.role}${row.read_only ? ', read-only' : ''})`,
+    '',
+    'The key is shown only now: store it somewhere safe.',
+  ].join('\n'));
+}

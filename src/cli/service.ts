@@ -1,0 +1,134 @@
+import net from 'node:net';
+import type { Runner } from 'graphile-worker';
+import pino, { type Logger } from 'pino';
+import { buildApp } from '../app.ts';
+import { loadConfig, type Config } from '../config.ts';
+import { openDatabase, type Db, type DatabaseHandle } from '../db/database.ts';
+import type { App } from '../http/types.ts';
+import { startWorker } from '../jobs/queue.ts';
+import { locateDatabase, migrateAll, type DatabaseLocation } from '../runtime.ts';
+import { describeError } from './errors.ts';
+
+export type Role = 'start' | 'serve' | 'worker';
+
+/** A free TCP port on `host` (for PORT=0: the public URL must name the real port before the app is built). */
+function freePort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, host, () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Builds the API and listens. With PORT=0 and no JOBSITE_PUBLIC_URL, the port is chosen first so
+ * that links (Link headers, the OpenAPI server URL) carry it; losing that port to a race retries.
+ */
+async function listen(config: Config, db: Db): Promise<App> {
+  const autoPort = config.port === 0 && !process.env.JOBSITE_PUBLIC_URL;
+  for (let attempt = 1; ; attempt++) {
+    const cfg = autoPort ? loadConfig({ ...process.env, PORT: String(await freePort(config.host)) }) : config;
+    const app = await buildApp({ config: cfg, db });
+    try {
+      await app.listen({ port: cfg.port, host: cfg.host });
+      return app;
+    } catch (err) {
+      await app.close().catch(() => undefined);
+      if (autoPort && attempt < 3 && (err as NodeJS.ErrnoException).code === 'EADDRINUSE') continue;
+      throw err;
+    }
+  }
+}
+
+function listenUrl(app: App): string {
+  const address = app.server.address() as net.AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return `http://${host}:${address.port}`;
+}
+
+/**
+ * Runs the API, the worker or both until SIGINT/SIGTERM, then shuts down in order: HTTP, worker,
+ * pool, and last the embedded PostgreSQL (which stops only when no other jobsite process uses it).
+ * A signal during start-up lets start-up reach a clean point first, then shuts down the same way.
+ */
+export async function runService(role: Role, config: Config): Promise<void> {
+  const log = pino({ level: config.logLevel });
+  let location: DatabaseLocation | undefined;
+  let handle: DatabaseHandle | undefined;
+  let app: App | undefined;
+  let runner: Runner | undefined;
+  let closing: Promise<void> | undefined;
+  let starting: Promise<boolean> = Promise.resolve(true);
+
+  const shutdown = (reason: string, code: number): Promise<void> => closing ??= (async () => {
+    log.info(`Shutting down (${reason})`);
+    const force = setTimeout(() => {
+      log.error('Shutdown took longer than 30 s; exiting anyway');
+      process.exit(1);
+    }, 30_000);
+    force.unref();
+    await starting;
+    await app?.close().catch((err: unknown) => log.error({ err }, 'closing the API failed'));
+    await runner?.stop().catch((err: unknown) => log.error({ err }, 'stopping the worker failed'));
+    await handle?.close().catch(() => undefined);
+    await location?.release().catch((err: unknown) => log.error({ err }, 'stopping the embedded PostgreSQL failed'));
+    log.info('Stopped');
+    process.exit(code);
+  })();
+  // `on`, not `once`: wrappers (npm, tsx) forward the signal the terminal already sent to the whole
+  // process group, and a second SIGINT must not kill the process half-way through shutting down.
+  process.on('SIGINT', () => void shutdown('SIGINT', 0));
+  process.on('SIGTERM', () => void shutdown('SIGTERM', 0));
+
+  starting = startUp(role, config, log, () => closing !== undefined, {
+    location: (l) => { location = l; },
+    handle: (h) => { handle = h; },
+    app: (a) => { app = a; },
+    runner: (r) => { runner = r; },
+  });
+  if (!(await starting)) await shutdown('start-up failure', 1);
+}
+
+interface Started {
+  location(l: DatabaseLocation): void;
+  handle(h: DatabaseHandle): void;
+  app(a: App): void;
+  runner(r: Runner): void;
+}
+
+/** Brings the pieces up one by one, handing each over as soon as it exists; false on failure. */
+async function startUp(role: Role, config: Config, log: Logger, closing: () => boolean, started: Started): Promise<boolean> {
+  try {
+    const location = await locateDatabase(config, (m) => log.info(m));
+    started.location(location);
+    if (closing()) return true;
+    const applied = await migrateAll(location.url);
+    if (applied.length) log.info(`Applied migrations: ${applied.join(', ')}`);
+    const handle = openDatabase(location.url, { max: 20 });
+    started.handle(handle);
+    if (closing()) return true;
+    if (role !== 'worker') {
+      const app = await listen(config, handle.db);
+      started.app(app);
+      const url = listenUrl(app);
+      const docs = `${process.env.JOBSITE_PUBLIC_URL ? config.publicUrl : url}/docs`;
+      log.info(`Jobsite API on ${url} (reference: ${docs})`);
+    }
+    if (closing()) return true;
+    if (role !== 'serve') {
+      started.runner(await startWorker(location.url, { db: handle.db }, log));
+      log.info('Worker running');
+    }
+    return true;
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    log.error(e.code === 'EADDRINUSE'
+      ? `Port ${config.port} on ${config.host} is already in use (is Jobsite already running?). Set PORT to use another.`
+      : `Start-up failed: ${describeError(err)}`);
+    return false;
+  }
+}
