@@ -113,9 +113,9 @@ describe('embedded PostgreSQL life cycle', () => {
   });
 
   it('keeps the server while any process uses it: a worker outlives the API it was started with', async () => {
-    const api = await Service.start('serve', env);
-    const worker = await Service.start('worker', env);
-    assert.ok(worker.messages.some((m) => m.startsWith('Using the embedded PostgreSQL already running')), worker.output);
+    const [api, worker] = await Promise.all([Service.start('serve', env), Service.start('worker', env)]);
+    const joined = (s: Service) => s.messages.some((m) => m.startsWith('Using the embedded PostgreSQL already running'));
+    assert.ok(joined(api) !== joined(worker), 'one started the server, the other joined it');
     assert.ok(!worker.messages.some((m) => m.startsWith('Jobsite API on')), 'a worker serves no HTTP');
     const pgPid = await postgresPid(dataDir);
     assert.ok(pgPid);
