@@ -85,25 +85,34 @@ export class Service {
     this.exited = new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
   }
 
+  /** Starts `jobsite <role>` without waiting for it. */
+  static spawn(role: 'start' | 'serve' | 'worker', env: NodeJS.ProcessEnv): Service {
+    return new Service(spawnCli([role], env));
+  }
+
   /** Starts `jobsite <role>` and waits until it is serving (`Jobsite API on …`, or `Worker running` for a worker). */
   static async start(role: 'start' | 'serve' | 'worker', env: NodeJS.ProcessEnv, timeoutMs = 45_000): Promise<Service> {
-    const service = new Service(spawnCli([role], env));
+    const service = Service.spawn(role, env);
     const ready = role === 'worker' ? /^Worker running/ : /^Jobsite API on (http:\/\/\S+)/;
+    const line = await service.waitFor(ready, timeoutMs);
+    service.url = ready.exec(line)![1] ?? '';
+    return service;
+  }
+
+  /** Waits for a log message matching `pattern` and returns it. */
+  async waitFor(pattern: RegExp, timeoutMs = 45_000): Promise<string> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const line = service.messages.find((m) => ready.test(m));
-      if (line) {
-        service.url = ready.exec(line)![1] ?? '';
-        return service;
-      }
-      if (service.child.exitCode !== null || service.child.signalCode !== null) {
-        throw new Error(`jobsite ${role} exited before it was ready:\n${service.output}`);
+      const line = this.messages.find((m) => pattern.test(m));
+      if (line) return line;
+      if (this.child.exitCode !== null || this.child.signalCode !== null) {
+        throw new Error(`the process exited before logging ${pattern}:\n${this.output}`);
       }
       if (Date.now() > deadline) {
-        service.child.kill('SIGKILL');
-        throw new Error(`jobsite ${role} was not ready in time:\n${service.output}`);
+        this.child.kill('SIGKILL');
+        throw new Error(`no ${pattern} in time:\n${this.output}`);
       }
-      await new Promise((r) => setTimeout(r, 50));
+      await new Promise((r) => setTimeout(r, 20));
     }
   }
 

@@ -107,9 +107,24 @@ describe('embedded PostgreSQL life cycle', () => {
     const me = await http(next, made.api_key.key, 'GET', '/v1/users/me');
     assert.equal(me.status, 200, 'the data survived the crash');
 
+    // Ctrl-C in a terminal reaches the process directly and again through npm and tsx: the
+    // repeated signal must not cut the shutdown short.
+    next.child.kill('SIGINT');
+    await next.waitFor(/^Shutting down \(SIGINT\)/);
     assert.deepEqual(await next.stop('SIGINT'), { code: 0, signal: null }, next.output);
+    assert.deepEqual(next.messages.slice(-2), ['Shutting down (SIGINT)', 'Stopped']);
     assert.ok(await gone(pgPid));
     assert.equal(await postgresPid(dataDir), null);
+  });
+
+  it('shuts down cleanly when the signal comes during start-up', async () => {
+    const service = Service.spawn('start', env);
+    await service.waitFor(/^Started the embedded PostgreSQL/);
+    const pgPid = await postgresPid(dataDir);
+    assert.ok(pgPid);
+    assert.deepEqual(await service.stop('SIGTERM'), { code: 0, signal: null }, service.output);
+    assert.ok(service.messages.includes('Shutting down (SIGTERM)'), service.output);
+    assert.ok(await gone(pgPid), 'the server started for this run is stopped');
   });
 
   it('keeps the server while any process uses it: a worker outlives the API it was started with', async () => {
