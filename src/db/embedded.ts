@@ -19,8 +19,9 @@ const run = promisify(execFile);
  *
  * Layout under the data directory:
  *   embedded-postgres.json   the superuser password (mode 0600)
- *   postgres/pgdata/         PGDATA
- *   postgres/server.log      the server's log
+ *   .embedded-postgres.lock  held while a process decides to start, reuse or stop the server
+ *   postgres/pgdata/         PGDATA (made as postgres/pgdata.initdb, renamed when complete)
+ *   postgres/server.log      the server's log (the previous one in server.log.1 past 10 MB)
  */
 export interface EmbeddedPostgres {
   /** Connection URL for the `jobsite` database. */
@@ -197,6 +198,10 @@ async function initialise(bin: Binaries, dataDir: string, serverDir: string, pgd
 /** Starts the server on a free loopback port; tries another port if it lost the race for one. */
 async function startServer(bin: Binaries, serverDir: string, pgdata: string, user: OsUser | null): Promise<number> {
   const logFile = path.join(serverDir, 'server.log');
+  // The server appends to its log for ever; keep one previous generation past 10 MB.
+  if (await fs.stat(logFile).then((st) => st.size > 10 * 1024 * 1024, () => false)) {
+    await fs.rename(logFile, `${logFile}.1`);
+  }
   for (let attempt = 1; ; attempt++) {
     const port = await freeLoopbackPort();
     const logStart = await fs.stat(logFile).then((st) => st.size, () => 0);
