@@ -46,7 +46,7 @@ export class ApiKeyAuthenticator {
     const cacheKey = hash.toString('base64');
     const now = Date.now();
     let entry = this.cache.get(cacheKey);
-    if (!entry || entry.expires < now) {
+    if (!entry || entry.expires <= now) {
       const generation = this.generation;
       entry = { result: await this.lookup(hash), expires: now + this.ttlMs };
       if (this.cache.size >= this.maxEntries) this.cache.clear();
