@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { preconditionFailed } from './errors.ts';
+import { addRouteHook, methodsOf } from './route-hooks.ts';
 
 /**
  * ETags are strong validators derived from a resource's id and `updated_at` (which every write
@@ -36,7 +37,9 @@ export function checkIfMatch(ifMatch: IfMatch, current: Versioned): void {
 }
 
 export function registerEtags(app: FastifyInstance): void {
-  app.addHook('preSerialization', async (req, reply, payload) => {
+  const answersWithObjects = (route: RouteOptions) => !methodsOf(route).includes('DELETE');
+  const isRead = (route: RouteOptions) => methodsOf(route).some((m) => m === 'GET' || m === 'HEAD');
+  addRouteHook(app, 'preSerialization', answersWithObjects, async (_req: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const body = payload as Partial<Versioned> | null;
     if (body && typeof body === 'object' && typeof body.id === 'string' && body.updated_at !== undefined &&
       !('data' in body) && reply.statusCode < 300) {
@@ -44,7 +47,7 @@ export function registerEtags(app: FastifyInstance): void {
     }
     return payload;
   });
-  app.addHook('onSend', async (req, reply, payload) => {
+  addRouteHook(app, 'onSend', isRead, async (req: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const etag = reply.getHeader('etag');
     const inm = req.headers['if-none-match'];
     if ((req.method === 'GET' || req.method === 'HEAD') && reply.statusCode === 200 && typeof etag === 'string' && inm && listMatches(inm, etag)) {

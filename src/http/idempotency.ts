@@ -1,8 +1,9 @@
 import crypto from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import { ApiError } from './errors.ts';
+import { addRouteHook, methodsOf } from './route-hooks.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -83,7 +84,8 @@ function secretResponseReplayed(stored: { response_headers: Record<string, strin
 export function registerIdempotency(app: FastifyInstance, db: Db): void {
   app.decorateRequest('idempotency', null);
 
-  app.addHook('preHandler', async (req, reply) => {
+  const isPost = (route: RouteOptions) => methodsOf(route).includes('POST');
+  addRouteHook(app, 'preHandler', isPost, async (req: FastifyRequest, reply: FastifyReply) => {
     const key = req.headers['idempotency-key'];
     if (req.method !== 'POST' || key === undefined || !req.actor) return;
     if (typeof key !== 'string' || !KEY_SHAPE.test(key)) {
@@ -135,7 +137,7 @@ export function registerIdempotency(app: FastifyInstance, db: Db): void {
     throw new ApiError(409, 'idempotency_key_in_use', 'Conflict', 'The Idempotency-Key is contended; retry later.', {}, { 'retry-after': '1' });
   });
 
-  app.addHook('onSend', async (req, reply, payload) => {
+  addRouteHook(app, 'onSend', isPost, async (req: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const claim = req.idempotency;
     if (!claim) return payload;
     req.idempotency = null;

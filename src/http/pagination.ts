@@ -1,6 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { ApiError } from './errors.ts';
+import { addRouteHook } from './route-hooks.ts';
 import { Nullable } from './schema-types.ts';
 
 /**
@@ -67,7 +68,9 @@ export function toPage<Row, Item>(rows: Row[], limit: number, sort: string, keyO
 
 /** Adds `Link: <…>; rel="next"` to every list response that has a next page. */
 export function registerPageLinks(app: FastifyInstance, publicUrl: string): void {
-  app.addHook('preSerialization', async (req, reply, payload) => {
+  const answersWithPages = (route: RouteOptions) =>
+    Boolean((route.schema?.response as Record<string, { properties?: Record<string, unknown> }> | undefined)?.[200]?.properties?.next_cursor);
+  addRouteHook(app, 'preSerialization', answersWithPages, async (req: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const page = payload as Partial<PageOf<unknown>> | null;
     if (page && typeof page === 'object' && page.has_more === true && typeof page.next_cursor === 'string') {
       const url = new URL(req.url, publicUrl);
