@@ -51,13 +51,21 @@ async function startChild(args: string[], env: Record<string, string>, port: num
   throw new Error(`${args.join(' ')} did not start`);
 }
 
-interface Measured { rps: number; p50: number; p99: number; errors: number; non2xx: number }
+interface Measured { rps: number; p50: number; p99: number; errors: number; non2xx: number; cpuUsPerRequest: number }
 
-async function measure(url: string, opts: { method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string }): Promise<Measured> {
+/** CPU time (user + system) a process has used so far, in microseconds (Linux /proc, 100 ticks/s). */
+async function cpuMicros(pid: number): Promise<number> {
+  const fields = (await fs.readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
+async function measure(url: string, pid: number, opts: { method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string }): Promise<Measured> {
   const run = (duration: number) => autocannon({ url, connections: CONNECTIONS, duration, method: opts.method ?? 'GET', headers: opts.headers, body: opts.body });
   await run(2); // warm-up: JIT, pool, caches
+  const cpuBefore = await cpuMicros(pid);
   const r = await run(SECONDS);
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx };
+  const cpu = await cpuMicros(pid) - cpuBefore;
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx, cpuUsPerRequest: cpu / Math.max(1, r.requests.total) };
 }
 
 async function main() {
@@ -103,8 +111,9 @@ async function main() {
 
     const apiPort = await freePort();
     const ceilingPort = await freePort();
-    children.push(await startChild(['src/main.ts', 'serve'], { DATABASE_URL: url, LOG_LEVEL: 'warn', JOBSITE_RATE_LIMIT: '100000000' }, apiPort));
-    children.push(await startChild(['bench/ceiling-server.ts'], { DATABASE_URL: url, BENCH_WORKSPACE_ID: ws.workspace.id, BENCH_USER_ID: ws.admin.id }, ceilingPort));
+    const apiServer = await startChild(['src/main.ts', 'serve'], { DATABASE_URL: url, LOG_LEVEL: 'warn', JOBSITE_RATE_LIMIT: '100000000' }, apiPort);
+    const ceilingServer = await startChild(['bench/ceiling-server.ts'], { DATABASE_URL: url, BENCH_WORKSPACE_ID: ws.workspace.id, BENCH_USER_ID: ws.admin.id }, ceilingPort);
+    children.push(apiServer, ceilingServer);
     const auth = { authorization: `Bearer ${ws.api_key.key}` };
     const json = { 'content-type': 'application/json' };
     const body = JSON.stringify({ name: 'Bench project', address: { city: 'Springfield' } });
@@ -116,13 +125,13 @@ async function main() {
       { name: 'POST /v1/projects', api: { url: `http://127.0.0.1:${apiPort}/v1/projects`, method: 'POST' as const, headers: { ...auth, ...json }, body }, ceiling: { url: `http://127.0.0.1:${ceilingPort}/projects`, method: 'POST' as const, headers: json, body: ceilingBody } },
     ];
     console.log(`\nJobsite API vs ceiling — ${PROJECTS} projects, ${CONNECTIONS} connections, ${SECONDS} s each, node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model}\n`);
-    console.log('| endpoint | API req/s | API p50 / p99 ms | ceiling req/s | ceiling p50 / p99 ms | API / ceiling |');
-    console.log('|---|---:|---:|---:|---:|---:|');
+    console.log('| endpoint | API req/s | API p50 / p99 ms | ceiling req/s | ceiling p50 / p99 ms | API / ceiling | server CPU µs/req: API / ceiling |');
+    console.log('|---|---:|---:|---:|---:|---:|---:|');
     for (const c of cases.filter((x) => !process.env.BENCH_ONLY || x.name.includes(process.env.BENCH_ONLY))) {
-      const ceiling = await measure(c.ceiling.url, c.ceiling);
-      const api = await measure(c.api.url, c.api);
+      const ceiling = await measure(c.ceiling.url, ceilingServer.pid!, c.ceiling);
+      const api = await measure(c.api.url, apiServer.pid!, c.api);
       const bad = api.errors + api.non2xx + ceiling.errors + ceiling.non2xx;
-      console.log(`| ${c.name} | ${api.rps.toFixed(0)} | ${api.p50} / ${api.p99} | ${ceiling.rps.toFixed(0)} | ${ceiling.p50} / ${ceiling.p99} | ${(100 * api.rps / ceiling.rps).toFixed(0)} %${bad ? ` (${bad} failed requests!)` : ''} |`);
+      console.log(`| ${c.name} | ${api.rps.toFixed(0)} | ${api.p50} / ${api.p99} | ${ceiling.rps.toFixed(0)} | ${ceiling.p50} / ${ceiling.p99} | ${(100 * api.rps / ceiling.rps).toFixed(0)} %${bad ? ` (${bad} failed requests!)` : ''} | ${api.cpuUsPerRequest.toFixed(0)} / ${ceiling.cpuUsPerRequest.toFixed(0)} |`);
     }
   } finally {
     for (const child of children) child.kill('SIGTERM');
