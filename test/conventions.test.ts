@@ -46,6 +46,15 @@ describe('errors are problem+json', () => {
     assert.deepEqual(body.errors, [{ path: 'body.email', message: 'is required' }]);
   });
 
+  it('lists every invalid field at once, up to 20', async () => {
+    let body = assertProblem(await api(t, ws.admin, 'POST', '/v1/users', { email: 7, role: 'boss', nickname: 'x' }), 400, 'validation_failed');
+    assert.deepEqual(new Set(body.errors?.map((e) => e.path)), new Set(['body.email', 'body.role', 'body.nickname']));
+    const junk = Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`field_${i}`, i]));
+    body = assertProblem(await api(t, ws.admin, 'POST', '/v1/users', { email: 'u2@example.test', ...junk }), 400, 'validation_failed');
+    assert.equal(body.errors?.length, 20);
+    assert.ok(body.errors?.every((e) => /^body\.field_\d+$/.test(e.path) && e.message === 'is not a known field'));
+  });
+
   it('folds union errors into one readable message', async () => {
     let body = assertProblem(await api(t, ws.admin, 'POST', '/v1/users', { email: 'u1@example.test', first_name: 5 }), 400, 'validation_failed');
     assert.deepEqual(body.errors, [{ path: 'body.first_name', message: 'must be string or null' }]);

@@ -66,7 +66,7 @@ export const Problem = Type.Object({
 
 /** Every error code the API answers with, for the reference documentation. */
 export const ERROR_CODES: Record<string, string> = {
-  validation_failed: '400: a parameter or body field is invalid; `errors[]` lists each one.',
+  validation_failed: '400: parameters or body fields are invalid; `errors[]` lists each one (up to 20).',
   malformed_json: '400: the body is not valid JSON.',
   invalid_cursor: '400: the pagination cursor is not one this list issued.',
   invalid_header: '400: a request header has an invalid value.',

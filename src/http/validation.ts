@@ -9,7 +9,8 @@ import type { FieldError } from './errors.ts';
  * coerced to the declared types.
  */
 export function registerValidation(app: FastifyInstance): void {
-  const common = { allErrors: false, useDefaults: true, removeAdditional: false, strict: false } as const;
+  // allErrors: a client fixes every field in one round trip; the answer lists at most MAX_FIELD_ERRORS.
+  const common = { allErrors: true, useDefaults: true, removeAdditional: false, strict: false } as const;
   const bodyAjv = addFormats.default(new Ajv.default({ ...common, coerceTypes: false }));
   const textAjv = addFormats.default(new Ajv.default({ ...common, coerceTypes: 'array' }));
   for (const ajv of [bodyAjv, textAjv]) {
@@ -53,10 +54,13 @@ function foldUnions(errors: ErrorObject[]): ErrorObject[] {
   return out;
 }
 
+/** A body with thousands of bad items gets the first few problems, not a response as large as itself. */
+export const MAX_FIELD_ERRORS = 20;
+
 /** Fastify/Ajv validation errors as `errors: [{path, message}]` with paths like `body.address.city`. */
 export function toFieldErrors(errors: FastifySchemaValidationError[], context: string | undefined): FieldError[] {
   const part = PART_NAMES[context ?? 'body'] ?? context ?? 'body';
-  return foldUnions(errors as unknown as ErrorObject[]).map((err) => {
+  return foldUnions(errors as unknown as ErrorObject[]).slice(0, MAX_FIELD_ERRORS).map((err) => {
     const segments = (err.instancePath || '').split('/').filter(Boolean).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
     let message = err.message ?? 'is invalid';
     if (err.keyword === 'required') {
