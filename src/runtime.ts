@@ -31,6 +31,7 @@ const MIGRATE_ALL_LOCK = 7_344_221_902;
  */
 export async function migrateAll(url: string): Promise<string[]> {
   const client = new pg.Client({ connectionString: url, application_name: 'jobsite-migrate' });
+  client.on('error', () => undefined); // a lost connection fails the pending query instead
   await client.connect();
   try {
     await client.query('select pg_advisory_lock($1)', [MIGRATE_ALL_LOCK]);

@@ -1,4 +1,5 @@
 import { run, runMigrations, type Runner, type TaskList } from 'graphile-worker';
+import pg from 'pg';
 import type { Logger as PinoLogger } from 'pino';
 import { Logger, type LogFunctionFactory } from 'graphile-worker';
 import type { Db } from '../db/database.ts';
@@ -15,7 +16,23 @@ export interface JobDeps {
 
 /** Installs or upgrades the queue's own schema (graphile_worker); safe to run from many processes. */
 export async function migrateQueue(connectionString: string): Promise<void> {
-  await runMigrations({ connectionString, logger: quietLogger() });
+  const pgPool = ownPool(connectionString, 2, 'jobsite-migrate');
+  try {
+    await runMigrations({ pgPool, logger: quietLogger() });
+  } finally {
+    await pgPool.end();
+  }
+}
+
+/**
+ * A pool of our own for graphile-worker: a pool it makes itself it does not wait to close (and it
+ * drops its error handler first), so an embedded server stopped right after could cut an idle
+ * connection with no one listening, and crash the process.
+ */
+function ownPool(connectionString: string, max: number, applicationName: string): pg.Pool {
+  const pool = new pg.Pool({ connectionString, max, application_name: applicationName });
+  pool.on('error', () => undefined);
+  return pool;
 }
 
 function quietLogger(log?: PinoLogger): Logger {
@@ -33,13 +50,29 @@ export function taskList(deps: JobDeps): TaskList {
 }
 
 export async function startWorker(connectionString: string, deps: JobDeps, log?: PinoLogger, concurrency = 4): Promise<Runner> {
-  return run({
-    connectionString,
-    concurrency,
-    noHandleSignals: true,
-    pollInterval: 2000,
-    taskList: taskList(deps),
-    crontab: CLEANUP_CRONTAB,
-    logger: quietLogger(log),
-  });
+  const pgPool = ownPool(connectionString, Math.max(10, concurrency + 2), 'jobsite-worker');
+  let runner: Runner;
+  try {
+    runner = await run({
+      pgPool,
+      concurrency,
+      noHandleSignals: true,
+      pollInterval: 2000,
+      taskList: taskList(deps),
+      crontab: CLEANUP_CRONTAB,
+      logger: quietLogger(log),
+    });
+  } catch (err) {
+    await pgPool.end();
+    throw err;
+  }
+  const stopRunner = runner.stop.bind(runner);
+  runner.stop = async () => {
+    try {
+      await stopRunner();
+    } finally {
+      await pgPool.end();
+    }
+  };
+  return runner;
 }
