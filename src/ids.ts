@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { monotonicFactory } from 'ulidx';
 
 /** Type prefixes of every public id (DESIGN.md §5). */
@@ -22,7 +23,22 @@ export const ID_PREFIXES = {
 
 export type IdKind = keyof typeof ID_PREFIXES;
 
-const ulid = monotonicFactory();
+/**
+ * ulidx's default PRNG makes one getRandomValues call per character; this one serves bytes from
+ * a pooled crypto buffer. byte / 256 × 32 maps each byte onto exactly 8 of the 32 characters, so
+ * there is no bias.
+ */
+const pool = Buffer.alloc(4096);
+let offset = pool.length;
+function pooledRandom(): number {
+  if (offset >= pool.length) {
+    crypto.randomFillSync(pool);
+    offset = 0;
+  }
+  return pool[offset++]! / 256;
+}
+
+const ulid = monotonicFactory(pooledRandom);
 
 /** A prefixed, time-sortable id: `prj_01jd…` (lowercase ULID: 48-bit ms time + 80 random bits). */
 export function newId(kind: IdKind): string {
