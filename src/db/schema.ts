@@ -88,6 +88,64 @@ export interface RateLimitWindowsTable {
   count: number;
 }
 
+export interface EventsTable {
+  id: string;
+  workspace_id: string;
+  project_id: string | null;
+  event: string;
+  payload: string;
+  created_at: Timestamp;
+}
+
+export type WebhookDisabledReason = 'manual' | 'gone' | 'failing';
+
+export interface WebhookEndpointsTable {
+  id: string;
+  workspace_id: string;
+  url: string;
+  description: string | null;
+  events: string[];
+  enabled: ColumnType<boolean, boolean | undefined, boolean>;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: NullableTimestamp;
+  disabled_reason: WebhookDisabledReason | null;
+  disabled_at: NullableTimestamp;
+  failing_since: NullableTimestamp;
+  last_success_at: NullableTimestamp;
+  created_by: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export type WebhookDeliveryStatus = 'pending' | 'succeeded' | 'failed';
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  workspace_id: string;
+  endpoint_id: string;
+  event_id: string;
+  status: ColumnType<WebhookDeliveryStatus, WebhookDeliveryStatus | undefined, WebhookDeliveryStatus>;
+  attempt_count: ColumnType<number, number | undefined, number>;
+  next_attempt_at: NullableTimestamp;
+  lease_until: NullableTimestamp;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  completed_at: NullableTimestamp;
+}
+
+export interface WebhookAttemptsTable {
+  id: Generated<number>;
+  delivery_id: string;
+  attempted_at: Timestamp;
+  status_code: number | null;
+  duration_ms: number;
+  response_excerpt: string | null;
+  error: string | null;
+}
+
 export interface SchemaMigrationsTable {
   name: string;
   applied_at: Generated<Date>;
@@ -101,5 +159,9 @@ export interface Database {
   project_members: ProjectMembersTable;
   idempotency_keys: IdempotencyKeysTable;
   rate_limit_windows: RateLimitWindowsTable;
+  events: EventsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
   schema_migrations: SchemaMigrationsTable;
 }

@@ -1,0 +1,58 @@
+/**
+ * Every kind of event the service emits, now or once its feature lands. `GET /v1/event-types`
+ * lists them, webhook endpoints subscribe to them (exactly, by `resource.*`, or `*`), and the
+ * OpenAPI document describes each one's payload. A feature adds its kinds here, then calls
+ * `events.emit(tx, …)` inside the transaction of the change.
+ */
+export const EVENT_TYPES = {
+  'project.created': 'A project was created. `data` is the project.',
+  'project.updated': 'A project\'s fields, tags, cover photo or crew changed. `data` is the project after the change.',
+  'project.archived': 'A project was archived. `data` is the project.',
+  'project.restored': 'An archived project was restored. `data` is the project.',
+  'project.deleted': 'A project was deleted, with its content. `data` is the project as it was.',
+  'photo.created': 'A photo was uploaded and processed (its variants exist). `data` is the photo, with `id` and `url`.',
+  'photo.updated': 'A photo\'s caption, time, coordinates, tags or annotations changed. `data` is the photo.',
+  'photo.deleted': 'A photo was deleted. `data` is the photo as it was.',
+  'video.created': 'A video was uploaded and processed. `data` is the video.',
+  'video.updated': 'A video\'s caption, time or coordinates changed. `data` is the video.',
+  'video.deleted': 'A video was deleted. `data` is the video as it was.',
+  'task.created': 'A task was created. `data` is the task.',
+  'task.assigned': 'A task was assigned, on creation or by a change of assignee. `data` is the task.',
+  'task.completed': 'A task was completed. `data` is the task.',
+  'task.reopened': 'A completed task was reopened. `data` is the task.',
+  'task.updated': 'A task\'s fields changed. `data` is the task.',
+  'task.deleted': 'A task was deleted. `data` is the task as it was.',
+  'comment.created': 'A comment was posted on a project, photo or task. `data` is the comment, with its `mentions`.',
+  'comment.updated': 'A comment was edited. `data` is the comment.',
+  'comment.deleted': 'A comment was deleted. `data` is the comment as it was.',
+  'document.uploaded': 'A document was uploaded. `data` is the document, with `id` and `url`.',
+  'document.updated': 'A document was renamed. `data` is the document.',
+  'document.deleted': 'A document was deleted. `data` is the document as it was.',
+  'report.finished': 'A PDF report finished rendering. `data` is the report, with `id` and `url`.',
+  'report.failed': 'A PDF report could not be rendered. `data` is the report, with `error`.',
+  'tag.created': 'A tag was created. `data` is the tag.',
+  'user.added': 'A user was added to the workspace. `data` is the user.',
+  'user.updated': 'A user\'s name, e-mail, handle, role or status changed (including reactivation). `data` is the user.',
+  'user.removed': 'A user was deactivated: their access and keys stopped. `data` is the user.',
+  'notification.created': 'A user was notified (mention, assignment, comment on their task). `data` carries `user_id`, the kind and the subject.',
+  'webhook.ping': 'A test event sent to one endpoint by `POST /v1/webhooks/{id}/ping`.',
+  'webhook.disabled': 'A webhook endpoint was disabled (it answered 410, or failed for 5 days). Sent to the workspace\'s other endpoints. `data` is the endpoint.',
+} as const satisfies Record<string, string>;
+
+export type EventType = keyof typeof EVENT_TYPES;
+
+export const EVENT_TYPE_NAMES = Object.keys(EVENT_TYPES) as EventType[];
+
+export const isEventType = (name: string): name is EventType => Object.hasOwn(EVENT_TYPES, name);
+
+/** The subscription patterns an event matches: itself, its resource wildcard, and `*`. */
+export function patternsMatching(event: EventType): string[] {
+  return ['*', `${event.slice(0, event.indexOf('.'))}.*`, event];
+}
+
+/** Whether `pattern` is something an endpoint may subscribe to. */
+export function isValidPattern(pattern: string): boolean {
+  if (pattern === '*' || isEventType(pattern)) return true;
+  const wildcard = /^([a-z_]+)\.\*$/.exec(pattern);
+  return wildcard !== null && EVENT_TYPE_NAMES.some((name) => name.startsWith(`${wildcard[1]}.`));
+}
