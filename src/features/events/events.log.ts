@@ -21,7 +21,7 @@ export interface NewEvent {
   projectId: string | null;
   /** The full resource, exactly as the API returns it. */
   data: unknown;
-  /** Deliver only to this endpoint (ping); otherwise to every enabled endpoint subscribed to it. */
+  /** Deliver only to this endpoint (ping), whatever its patterns; otherwise to every enabled endpoint subscribed to it. */
   onlyEndpointId?: string;
 }
 
@@ -52,9 +52,11 @@ export class EventLog {
 
     let endpoints = tx.selectFrom('webhook_endpoints').select('id')
       .where('workspace_id', '=', input.workspaceId)
-      .where('enabled', '=', true)
-      .where(sql<boolean>`events && ${patternsMatching(input.event)}::text[]`);
-    if (input.onlyEndpointId) endpoints = endpoints.where('id', '=', input.onlyEndpointId);
+      .where('enabled', '=', true);
+    // An event addressed to one endpoint (a ping) reaches it whatever it subscribes to.
+    endpoints = input.onlyEndpointId
+      ? endpoints.where('id', '=', input.onlyEndpointId)
+      : endpoints.where(sql<boolean>`events && ${patternsMatching(input.event)}::text[]`);
     const subscribed = await endpoints.execute();
     if (subscribed.length) {
       await tx.insertInto('webhook_deliveries').values(subscribed.map((e) => ({
