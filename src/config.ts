@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { parseCidr } from './http/ssrf-guard.ts';
 
 /** Validated, frozen configuration read once from the environment at start-up. */
 export interface Config {
@@ -73,7 +74,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     .map((s) => s.trim())
     .filter(Boolean);
   for (const cidr of webhookAllowPrivate) {
-    if (!/^[0-9a-fA-F:.]+\/\d{1,3}$/.test(cidr)) problems.push(`JOBSITE_WEBHOOK_ALLOW_PRIVATE has an invalid CIDR "${cidr}"`);
+    try {
+      parseCidr(cidr);
+    } catch (err) {
+      problems.push(`JOBSITE_WEBHOOK_ALLOW_PRIVATE: ${(err as Error).message}`);
+    }
   }
 
   const logLevel = env.LOG_LEVEL || 'info';
