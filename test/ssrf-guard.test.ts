@@ -276,12 +276,14 @@ describe('the allow list (JOBSITE_WEBHOOK_ALLOW_PRIVATE)', () => {
 describe('outboundRequest', () => {
   let receiver: Receiver;
   const guarded = createGuardedAgent({ allow: LOOPBACK });
+  let largeSocketClosed: Promise<boolean> = Promise.resolve(false);
 
   before(async () => {
     receiver = await startReceiver((req, res) => {
       if (req.url === '/redirect') {
         res.writeHead(302, { location: '/elsewhere' }).end();
       } else if (req.url === '/large') {
+        largeSocketClosed = new Promise((resolve) => req.socket.once('close', () => resolve(true)));
         res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(Buffer.alloc(1024 * 1024, 'x'));
       } else {
         res.writeHead(201, { 'content-type': 'text/plain', 'x-receiver': 'yes' }).end(`got ${req.method} ${req.url}`);
@@ -300,7 +302,7 @@ describe('outboundRequest', () => {
     for (let i = 0; i < 6; i++) {
       const response = await outboundRequest(`${receiver.base}/hook?n=${i}`, {
         method: 'POST', userAgent: USER_AGENT, allow: LOOPBACK,
-        headers: { 'content-type': 'application/json', 'x-service-event': 'ping' }, body: `{"n":${i}}`,
+        headers: { 'content-type': 'application/json', 'x-service-event': 'ping', 'User-Agent': 'overridden' }, body: `{"n":${i}}`,
       });
       assert.equal(response.status, 201);
       assert.equal(response.headers['x-receiver'], 'yes');
@@ -384,6 +386,8 @@ describe('outboundRequest', () => {
     assert.equal(response.bodyExcerpt.length, 4096);
     assert.equal(response.bodyExcerpt.toString(), 'x'.repeat(4096));
     assert.equal(response.bodyTruncated, true);
+    const timeout = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 2000).unref());
+    assert.equal(await Promise.race([largeSocketClosed, timeout]), true, 'the connection of a cut response is closed');
 
     const small = await outboundRequest(`${receiver.base}/large`, { userAgent: USER_AGENT, agent: guarded, maxResponseBytes: 10 });
     assert.equal(small.bodyExcerpt.toString(), 'x'.repeat(10));

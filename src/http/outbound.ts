@@ -124,7 +124,7 @@ export async function outboundRequest(target: string | URL, options: OutboundReq
       origin: url.origin,
       path: url.pathname + url.search,
       method: (options.method ?? 'GET') as Dispatcher.HttpMethod,
-      headers: { ...options.headers, 'user-agent': options.userAgent },
+      headers: withUserAgent(options.headers, options.userAgent),
       body: options.body,
       signal: deadline.signal,
       headersTimeout: timeoutMs,
@@ -143,6 +143,15 @@ export async function outboundRequest(target: string | URL, options: OutboundReq
   } finally {
     clearTimeout(timer);
   }
+}
+
+function withUserAgent(headers: Record<string, string> | undefined, userAgent: string): Record<string, string> {
+  const all: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (name.toLowerCase() !== 'user-agent') all[name] = value;
+  }
+  all['user-agent'] = userAgent;
+  return all;
 }
 
 /** Reads up to `max` bytes; a longer body is destroyed, which closes its connection. */
