@@ -5,6 +5,7 @@ import { buildApp } from '../app.ts';
 import { loadConfig, type Config } from '../config.ts';
 import { openDatabase, type Db, type DatabaseHandle } from '../db/database.ts';
 import type { App } from '../http/types.ts';
+import { WebhookDispatcher } from '../features/webhooks/webhooks.dispatcher.ts';
 import { startWorker } from '../jobs/queue.ts';
 import { locateDatabase, migrateAll, type DatabaseLocation } from '../runtime.ts';
 import { describeError } from './errors.ts';
@@ -61,6 +62,7 @@ export async function runService(role: Role, config: Config): Promise<void> {
   let handle: DatabaseHandle | undefined;
   let app: App | undefined;
   let runner: Runner | undefined;
+  let dispatcher: WebhookDispatcher | undefined;
   let closing: Promise<void> | undefined;
   let starting: Promise<boolean> = Promise.resolve(true);
 
@@ -73,6 +75,7 @@ export async function runService(role: Role, config: Config): Promise<void> {
     force.unref();
     await starting;
     await app?.close().catch((err: unknown) => log.error({ err }, 'closing the API failed'));
+    await dispatcher?.stop().catch((err: unknown) => log.error({ err }, 'stopping the webhook dispatcher failed'));
     await runner?.stop().catch((err: unknown) => log.error({ err }, 'stopping the worker failed'));
     await handle?.close().catch(() => undefined);
     await location?.release().catch((err: unknown) => log.error({ err }, 'stopping the embedded PostgreSQL failed'));
@@ -89,6 +92,7 @@ export async function runService(role: Role, config: Config): Promise<void> {
     handle: (h) => { handle = h; },
     app: (a) => { app = a; },
     runner: (r) => { runner = r; },
+    dispatcher: (d) => { dispatcher = d; },
   });
   if (!(await starting)) await shutdown('start-up failure', 1);
 }
@@ -98,6 +102,21 @@ interface Started {
   handle(h: DatabaseHandle): void;
   app(a: App): void;
   runner(r: Runner): void;
+  dispatcher(d: WebhookDispatcher): void;
+}
+
+/**
+ * JOBSITE_WEBHOOK_LEASE_SECONDS: how long a worker holds a claimed delivery before another may
+ * retry it after a crash (default 30). Keep it above the 10 s delivery timeout; tests use less.
+ */
+function webhookLeaseSeconds(): number | undefined {
+  const raw = process.env.JOBSITE_WEBHOOK_LEASE_SECONDS;
+  if (!raw) return undefined;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1 || value > 3600) {
+    throw new Error(`JOBSITE_WEBHOOK_LEASE_SECONDS must be an integer between 1 and 3600 (got "${raw}")`);
+  }
+  return value;
 }
 
 /** Brings the pieces up one by one, handing each over as soon as it exists; false on failure. */
@@ -121,6 +140,12 @@ async function startUp(role: Role, config: Config, log: Logger, closing: () => b
     if (closing()) return true;
     if (role !== 'serve') {
       started.runner(await startWorker(location.url, { db: handle.db }, log));
+      const dispatcher = new WebhookDispatcher(
+        { db: handle.db, connectionString: location.url, config, log },
+        { leaseSeconds: webhookLeaseSeconds() },
+      );
+      started.dispatcher(dispatcher);
+      await dispatcher.start();
       log.info('Worker running');
     }
     return true;

@@ -1,0 +1,196 @@
+import { sql } from 'kysely';
+import type { Db, Executor } from '../../db/database.ts';
+import { bumpUpdatedAt } from '../users/users.repository.ts';
+import type { WebhookRow } from './webhooks.views.ts';
+
+/**
+ * The delivery queue's SQL: claiming due deliveries under a lease, and recording what each
+ * attempt did. webhook_deliveries is the queue (see migration 003); only the dispatcher uses this.
+ */
+
+/** A claimed delivery, with what sending it needs. Endpoint fields are null when it was deleted. */
+export interface ClaimedDelivery {
+  id: string;
+  workspace_id: string;
+  endpoint_id: string;
+  event_id: string;
+  /** This attempt's number (1-based): the claim counted it. */
+  attempt_count: number;
+  url: string | null;
+  secret: string | null;
+  /** The previous secret while it still signs (a rotation less than 24 h ago), else null. */
+  previous_secret: string | null;
+  enabled: boolean | null;
+  event: string;
+  payload: string;
+}
+
+/** One attempt, as recorded. */
+export interface AttemptRecord {
+  deliveryId: string;
+  endpointId: string;
+  attemptedAt: Date;
+  statusCode: number | null;
+  durationMs: number;
+  responseExcerpt: string | null;
+  error: string | null;
+}
+
+/** An endpoint's state that failures decide on, read under a row lock. */
+export interface EndpointHealth {
+  id: string;
+  workspace_id: string;
+  enabled: boolean;
+  failing_since: Date | null;
+}
+
+export type DisabledReason = 'gone' | 'failing';
+
+export class DeliveriesRepository {
+  /**
+   * Claims up to `limit` due deliveries for `leaseSeconds`: rows other claimers hold are skipped
+   * (SKIP LOCKED) and rows leased by a live claimer are not due, so no delivery is sent twice at
+   * once; a crashed claimer's rows come back when their lease runs out. Counts the attempt.
+   */
+  async claim(db: Db, limit: number, leaseSeconds: number): Promise<ClaimedDelivery[]> {
+    const { rows } = await sql<ClaimedDelivery>`
+      with claimed as (
+        update webhook_deliveries d
+           set lease_until = now() + make_interval(secs => ${leaseSeconds}),
+               attempt_count = d.attempt_count + 1
+         where d.id = any(array(
+                 select id from webhook_deliveries
+                  where status = 'pending' and next_attempt_at <= now()
+                    and (lease_until is null or lease_until < now())
+                  order by next_attempt_at
+                  limit ${limit}
+                  for update skip locked))
+        returning d.id, d.workspace_id, d.endpoint_id, d.event_id, d.attempt_count, d.next_attempt_at
+      )
+      select c.id, c.workspace_id, c.endpoint_id, c.event_id, c.attempt_count,
+             e.url, e.secret, e.enabled,
+             case when e.previous_secret_expires_at > now() then e.previous_secret end as previous_secret,
+             ev.event, ev.payload
+        from claimed c
+        join events ev on ev.id = c.event_id
+        left join webhook_endpoints e on e.id = c.endpoint_id
+       order by c.next_attempt_at`.execute(db);
+    return rows;
+  }
+
+  /** When the next delivery not yet due becomes due, if any. */
+  async nextDueAt(db: Db): Promise<Date | null> {
+    const row = await db.selectFrom('webhook_deliveries').select('next_attempt_at')
+      .where('status', '=', 'pending').where('next_attempt_at', '>', sql<Date>`now()`)
+      .orderBy('next_attempt_at').limit(1).executeTakeFirst();
+    return row?.next_attempt_at ?? null;
+  }
+
+  /**
+   * Records successful attempts, any number in one transaction: the endpoints first (in id order,
+   * the order every writer locks endpoints before their deliveries), then the deliveries and
+   * their attempts. A delivery deleted meanwhile (its endpoint was) records nothing.
+   */
+  async recordSuccesses(db: Db, records: readonly AttemptRecord[], now: Date): Promise<void> {
+    const endpointIds = [...new Set(records.map((r) => r.endpointId))].sort();
+    await db.transaction().execute(async (tx) => {
+      await sql`
+        update webhook_endpoints set last_success_at = ${now}, failing_since = null
+         where id in (select id from webhook_endpoints where id = any(${endpointIds}::text[]) order by id for no key update)`.execute(tx);
+      await sql`
+        with input as (
+          select * from unnest(${records.map((r) => r.deliveryId)}::text[], ${records.map((r) => r.attemptedAt)}::timestamptz[],
+                               ${records.map((r) => r.statusCode)}::int[], ${records.map((r) => r.durationMs)}::int[],
+                               ${records.map((r) => r.responseExcerpt)}::text[])
+                 as t(delivery_id, attempted_at, status_code, duration_ms, response_excerpt)
+        ), updated as (
+          update webhook_deliveries d
+             set status = 'succeeded', completed_at = ${now}, last_status_code = i.status_code, last_error = null,
+                 lease_until = null, updated_at = ${now}
+            from input i
+           where d.id = i.delivery_id
+          returning d.id
+        )
+        insert into webhook_attempts (delivery_id, attempted_at, status_code, duration_ms, response_excerpt, error)
+        select i.delivery_id, i.attempted_at, i.status_code, i.duration_ms, i.response_excerpt, null
+          from input i join updated u on u.id = i.delivery_id`.execute(tx);
+    });
+  }
+
+  /** Locks the endpoint (before any of its deliveries: the lock order of every writer). */
+  lockEndpoint(tx: Executor, id: string): Promise<EndpointHealth | undefined> {
+    return tx.selectFrom('webhook_endpoints').select(['id', 'workspace_id', 'enabled', 'failing_since'])
+      .where('id', '=', id).forNoKeyUpdate().executeTakeFirst();
+  }
+
+  /** Marks the endpoint failing since `at` unless it already is. */
+  async markFailing(tx: Executor, id: string, at: Date): Promise<void> {
+    await tx.updateTable('webhook_endpoints').set({ failing_since: at })
+      .where('id', '=', id).where('failing_since', 'is', null).execute();
+  }
+
+  /**
+   * Records a failed attempt and what follows: another attempt at `nextAttemptAt`, or (null)
+   * none. A delivery that is no longer pending (its endpoint was disabled meanwhile) stays as it
+   * is. Returns false when the delivery no longer exists.
+   */
+  async recordFailure(tx: Executor, record: AttemptRecord, nextAttemptAt: Date | null, lastError: string, now: Date): Promise<boolean> {
+    const updated = await tx.updateTable('webhook_deliveries')
+      .set({
+        status: nextAttemptAt ? sql`case when status = 'pending' then 'pending' else status end` : sql`'failed'`,
+        next_attempt_at: nextAttemptAt ? sql`case when status = 'pending' then ${nextAttemptAt}::timestamptz else next_attempt_at end` : sql`next_attempt_at`,
+        completed_at: nextAttemptAt ? sql`completed_at` : sql`coalesce(completed_at, ${now}::timestamptz)`,
+        last_status_code: record.statusCode,
+        last_error: lastError,
+        lease_until: null,
+        updated_at: now,
+      })
+      .where('id', '=', record.deliveryId).returning('id').executeTakeFirst();
+    if (!updated) return false;
+    await this.insertAttempt(tx, record);
+    return true;
+  }
+
+  async insertAttempt(tx: Executor, r: AttemptRecord): Promise<void> {
+    await tx.insertInto('webhook_attempts').values({
+      delivery_id: r.deliveryId,
+      attempted_at: r.attemptedAt,
+      status_code: r.statusCode,
+      duration_ms: r.durationMs,
+      response_excerpt: r.responseExcerpt,
+      error: r.error,
+    }).execute();
+  }
+
+  /**
+   * Disables the endpoint and fails its pending deliveries (the one just attempted included);
+   * returns the endpoint as it is now.
+   */
+  async disableEndpoint(tx: Executor, id: string, reason: DisabledReason, now: Date): Promise<WebhookRow> {
+    const row = await tx.updateTable('webhook_endpoints')
+      .set({ enabled: false, disabled_reason: reason, disabled_at: now, updated_at: bumpUpdatedAt })
+      .where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+    await this.failPending(tx, id, now);
+    return row;
+  }
+
+  /** Every pending delivery of the endpoint becomes failed ('endpoint disabled'). */
+  async failPending(tx: Executor, endpointId: string, now: Date): Promise<void> {
+    await tx.updateTable('webhook_deliveries')
+      .set({ status: 'failed', last_error: 'endpoint disabled', completed_at: now, lease_until: null, updated_at: now })
+      .where('endpoint_id', '=', endpointId).where('status', '=', 'pending').execute();
+  }
+
+  /**
+   * A delivery claimed for an endpoint that is disabled or gone fails without an attempt (the
+   * claim's count is taken back).
+   */
+  async failUnsent(db: Db, deliveryId: string, now: Date): Promise<void> {
+    await db.updateTable('webhook_deliveries')
+      .set({
+        status: 'failed', last_error: 'endpoint disabled', completed_at: now, lease_until: null, updated_at: now,
+        attempt_count: sql`greatest(attempt_count - 1, 0)`,
+      })
+      .where('id', '=', deliveryId).where('status', '=', 'pending').execute();
+  }
+}

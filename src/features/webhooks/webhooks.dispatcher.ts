@@ -1,0 +1,406 @@
+import fs from 'node:fs';
+import pg from 'pg';
+import type { Logger } from 'pino';
+import type { Agent } from 'undici';
+import type { Config } from '../../config.ts';
+import type { Db } from '../../db/database.ts';
+import { createGuardedAgent, OutboundError, outboundRequest, type OutboundResponse } from '../../http/outbound.ts';
+import { parseAllowList } from '../../http/ssrf-guard.ts';
+import { EventLog, DELIVERIES_CHANNEL } from '../events/events.log.ts';
+import { DeliveriesRepository, type AttemptRecord, type ClaimedDelivery, type DisabledReason } from './deliveries.repository.ts';
+import { nextAttempt, parseRetryAfter, type RandomSource } from './retry-schedule.ts';
+import { signatureHeaders } from './webhooks.signing.ts';
+import { toWebhookView } from './webhooks.views.ts';
+
+/**
+ * The webhook delivery engine. Any number of dispatchers (one per worker process) share the queue
+ * in webhook_deliveries: each claims due rows in batches under a lease (SKIP LOCKED), sends them
+ * concurrently, and records every attempt. It wakes on NOTIFY (an event committed deliveries), on
+ * a timer set for the next delivery that becomes due, and on a 1 s safety poll (which also picks
+ * up deliveries whose claimer died once their lease has run out).
+ */
+
+/** Time as the dispatcher sees it; tests substitute their own. */
+export interface Clock {
+  now(): Date;
+}
+export const systemClock: Clock = { now: () => new Date() };
+
+export interface DispatcherOptions {
+  /** Deliveries in flight at once (default 64). */
+  maxInFlight?: number;
+  /** Largest batch one claim takes (default 64). */
+  batchSize?: number;
+  /** How long a claim holds a delivery (default 30 s; JOBSITE_WEBHOOK_LEASE_SECONDS). Must exceed timeoutMs. */
+  leaseSeconds?: number;
+  /** Deadline of one attempt: connect, headers and body (default 10 s). */
+  timeoutMs?: number;
+  /** Safety poll interval (default 1 s). */
+  pollMs?: number;
+  /** Jitter source (default Math.random). */
+  random?: RandomSource;
+  /** Where the LISTEN connection reconnects after losing it (default 1 s). */
+  reconnectMs?: number;
+}
+
+export interface DispatcherDeps {
+  db: Db;
+  /** For the dedicated LISTEN connection. */
+  connectionString: string;
+  config: Config;
+  log: Logger;
+  clock?: Clock;
+}
+
+/** No success for this long, and the next failure disables the endpoint. */
+export const FAILING_DISABLE_MS = 5 * 24 * 3600_000;
+
+const EXCERPT_BYTES = 4096;
+
+const VERSION = (JSON.parse(fs.readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+/** What one attempt came to. */
+interface Outcome {
+  record: AttemptRecord;
+  /** A 2xx answer. */
+  ok: boolean;
+  /** The receiver answered 410 Gone. */
+  gone: boolean;
+  retryAfterMs: number | null;
+}
+
+export class WebhookDispatcher {
+  private readonly db: Db;
+  private readonly log: Logger;
+  private readonly clock: Clock;
+  private readonly repo = new DeliveriesRepository();
+  private readonly events = new EventLog();
+  private readonly agent: Agent;
+  private readonly userAgent: string;
+  private readonly maxInFlight: number;
+  private readonly batchSize: number;
+  private readonly leaseSeconds: number;
+  private readonly timeoutMs: number;
+  private readonly pollMs: number;
+  private readonly reconnectMs: number;
+  private readonly random: RandomSource;
+
+  private running = false;
+  private inFlight = 0;
+  private readonly sends = new Set<Promise<void>>();
+  /** The claim loop, while it runs; `again` asks it for one more round. */
+  private pumping: Promise<void> | null = null;
+  private again = false;
+  /** The last claim came back full or was cut short by the in-flight cap: more may be due. */
+  private backlog = false;
+  private dueTimer: NodeJS.Timeout | null = null;
+  private pollTimer: NodeJS.Timeout | null = null;
+  private reconnectTimer: NodeJS.Timeout | null = null;
+  private listener: pg.Client | null = null;
+  private readonly successes = new SuccessBatcher((records) => this.repo.recordSuccesses(this.db, records, this.clock.now()));
+
+  constructor(private readonly deps: DispatcherDeps, options: DispatcherOptions = {}) {
+    this.db = deps.db;
+    this.log = deps.log;
+    this.clock = deps.clock ?? systemClock;
+    this.maxInFlight = options.maxInFlight ?? 64;
+    this.batchSize = Math.min(options.batchSize ?? 64, this.maxInFlight);
+    this.leaseSeconds = options.leaseSeconds ?? 30;
+    this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.pollMs = options.pollMs ?? 1000;
+    this.reconnectMs = options.reconnectMs ?? 1000;
+    this.random = options.random ?? Math.random;
+    this.agent = createGuardedAgent({
+      allow: parseAllowList(deps.config.webhookAllowPrivate),
+      connectionsPerOrigin: this.maxInFlight,
+      connectTimeoutMs: this.timeoutMs,
+    });
+    this.userAgent = `Jobsite-Webhooks/${VERSION} (+${deps.config.publicUrl})`;
+  }
+
+  /** Starts listening and delivering; resolves once LISTEN is in place. */
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    try {
+      await this.listen();
+    } catch (err) {
+      this.running = false;
+      throw err;
+    }
+    this.pollTimer = setInterval(() => this.wake(), this.pollMs);
+    this.wake();
+  }
+
+  /**
+   * Stops claiming, lets the deliveries in flight finish (each within its timeout) and be
+   * recorded, and closes the LISTEN connection and the HTTP connections.
+   */
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    for (const timer of [this.dueTimer, this.reconnectTimer]) if (timer) clearTimeout(timer);
+    if (this.pollTimer) clearInterval(this.pollTimer);
+    this.dueTimer = this.reconnectTimer = this.pollTimer = null;
+    const listener = this.listener;
+    this.listener = null;
+    await listener?.end().catch(() => undefined);
+    await this.pumping;
+    await this.idle();
+    await this.agent.close().catch(() => undefined);
+  }
+
+  /** Looks for due deliveries now (NOTIFY, timers and tests call it). */
+  wake(): void {
+    if (!this.running) return;
+    if (this.pumping) {
+      this.again = true;
+      return;
+    }
+    this.pumping = this.pump()
+      .catch((err: unknown) => this.log.error({ err }, 'claiming webhook deliveries failed'))
+      .finally(() => {
+        this.pumping = null;
+        if (this.again) {
+          this.again = false;
+          this.wake();
+        }
+      });
+  }
+
+  /** Resolves when nothing is in flight or waiting to be recorded (tests use it). */
+  async idle(): Promise<void> {
+    while (this.sends.size || this.pumping) {
+      await Promise.all([...this.sends, this.pumping]);
+    }
+    await this.successes.flushed();
+  }
+
+  private async listen(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.deps.connectionString, application_name: 'jobsite-webhooks' });
+    const reconnect = (err?: unknown) => {
+      if (this.listener !== client) return;
+      this.listener = null;
+      client.removeAllListeners('end');
+      client.end().catch(() => undefined);
+      if (!this.running) return;
+      this.log.warn({ err }, 'lost the webhook LISTEN connection; reconnecting');
+      this.scheduleReconnect();
+    };
+    client.on('error', reconnect);
+    client.on('end', () => reconnect(new Error('connection ended')));
+    client.on('notification', () => this.wake());
+    this.listener = client;
+    try {
+      await client.connect();
+      await client.query(`listen ${DELIVERIES_CHANNEL}`);
+    } catch (err) {
+      if (this.listener === client) this.listener = null;
+      client.removeAllListeners('end');
+      await client.end().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  private scheduleReconnect(): void {
+    if (!this.running) return;
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = null;
+      if (!this.running) return;
+      this.listen().then(() => this.wake(), (err: unknown) => {
+        this.log.warn({ err }, 'reconnecting the webhook LISTEN connection failed');
+        this.scheduleReconnect();
+      });
+    }, this.reconnectMs);
+  }
+
+  /** Claims and starts due deliveries while there is room and due work, then arms the timer. */
+  private async pump(): Promise<void> {
+    for (;;) {
+      this.again = false;
+      const room = this.maxInFlight - this.inFlight;
+      if (room <= 0) {
+        this.backlog = true; // a finishing delivery wakes us
+        return;
+      }
+      const limit = Math.min(room, this.batchSize);
+      const claimed = await this.repo.claim(this.db, limit, this.leaseSeconds);
+      for (const delivery of claimed) this.launch(delivery);
+      this.backlog = claimed.length === limit;
+      if (!this.running) return;
+      if (!this.backlog && !this.again) break;
+    }
+    await this.armDueTimer();
+  }
+
+  /** Sets the timer for the next delivery that becomes due (the poll covers anything later than it). */
+  private async armDueTimer(): Promise<void> {
+    const next = await this.repo.nextDueAt(this.db);
+    if (!this.running) return;
+    if (this.dueTimer) clearTimeout(this.dueTimer);
+    this.dueTimer = null;
+    if (!next) return;
+    const delay = next.getTime() - Date.now();
+    if (delay >= this.pollMs) return;
+    this.dueTimer = setTimeout(() => {
+      this.dueTimer = null;
+      this.wake();
+    }, Math.max(0, delay) + 1);
+  }
+
+  private launch(delivery: ClaimedDelivery): void {
+    this.inFlight++;
+    const done = this.deliver(delivery)
+      .catch((err: unknown) => {
+        // The lease runs out and the delivery is claimed again.
+        this.log.error({ err, delivery: delivery.id }, 'recording a webhook attempt failed');
+      })
+      .finally(() => {
+        this.inFlight--;
+        this.sends.delete(done);
+        // Claim again once a quarter of the slots are free, not for every single one.
+        if (this.backlog && this.maxInFlight - this.inFlight >= Math.max(1, this.maxInFlight >> 2)) this.wake();
+      });
+    this.sends.add(done);
+  }
+
+  private async deliver(d: ClaimedDelivery): Promise<void> {
+    if (!d.enabled || !d.url || !d.secret) {
+      await this.repo.failUnsent(this.db, d.id, this.clock.now());
+      return;
+    }
+    const outcome = await this.send(d);
+    if (outcome.ok) {
+      await this.successes.add(outcome.record);
+    } else {
+      await this.recordFailure(d, outcome);
+    }
+  }
+
+  /** One POST of the stored payload, signed; never throws. */
+  private async send(d: ClaimedDelivery): Promise<Outcome> {
+    const attemptedAt = this.clock.now();
+    const secrets = d.previous_secret ? [d.secret!, d.previous_secret] : [d.secret!];
+    const headers = {
+      'content-type': 'application/json',
+      ...signatureHeaders({ secrets, eventId: d.event_id, timestamp: Math.floor(attemptedAt.getTime() / 1000), body: d.payload }),
+      'x-service-event': d.event,
+      'x-service-delivery': d.id,
+    };
+    const base = { deliveryId: d.id, endpointId: d.endpoint_id, attemptedAt };
+    const started = performance.now();
+    let response: OutboundResponse;
+    try {
+      response = await outboundRequest(d.url!, {
+        method: 'POST', userAgent: this.userAgent, headers, body: d.payload,
+        timeoutMs: this.timeoutMs, maxResponseBytes: EXCERPT_BYTES, agent: this.agent,
+      });
+    } catch (err) {
+      const error = err instanceof OutboundError ? `${err.code}: ${err.message}` : `network_error: ${(err as Error).message}`;
+      return {
+        ok: false, gone: false, retryAfterMs: null,
+        record: { ...base, statusCode: null, durationMs: Math.round(performance.now() - started), responseExcerpt: null, error },
+      };
+    }
+    const status = response.status;
+    const ok = status >= 200 && status < 300;
+    const location = response.headers.location;
+    return {
+      ok,
+      gone: status === 410,
+      retryAfterMs: ok ? null : parseRetryAfter(response.headers['retry-after'], attemptedAt),
+      record: {
+        ...base,
+        statusCode: status,
+        durationMs: Math.round(response.durationMs),
+        responseExcerpt: excerptText(response.bodyExcerpt),
+        error: status >= 300 && status < 400
+          ? `redirect not followed${location ? ` (Location: ${String(location).slice(0, 500)})` : ''}` : null,
+      },
+    };
+  }
+
+  /**
+   * A failed attempt, in one transaction with the endpoint locked: the attempt, the delivery's
+   * next attempt (or its end), the endpoint's failing_since, and, on 410 or after 5 days of
+   * failures, disabling the endpoint with a webhook.disabled event to the workspace's others.
+   */
+  private async recordFailure(d: ClaimedDelivery, outcome: Outcome): Promise<void> {
+    const now = this.clock.now();
+    const { record } = outcome;
+    const lastError = record.error ?? `HTTP ${record.statusCode}`;
+    await this.db.transaction().execute(async (tx) => {
+      const endpoint = await this.repo.lockEndpoint(tx, d.endpoint_id);
+      if (!endpoint) return; // deleted meanwhile, with its deliveries
+      let disable: DisabledReason | null = null;
+      if (endpoint.enabled) {
+        if (outcome.gone) disable = 'gone';
+        else if (endpoint.failing_since && now.getTime() - endpoint.failing_since.getTime() >= FAILING_DISABLE_MS) disable = 'failing';
+      }
+      const next = endpoint.enabled && !disable ? nextAttempt(d.attempt_count, outcome.retryAfterMs, this.random) : { retry: false as const };
+      const nextAt = next.retry ? new Date(now.getTime() + next.delayMs) : null;
+      const error = !endpoint.enabled || disable ? 'endpoint disabled' : lastError;
+      if (!(await this.repo.recordFailure(tx, record, nextAt, error, now))) return;
+      await this.repo.markFailing(tx, endpoint.id, now);
+      if (disable) {
+        const row = await this.repo.disableEndpoint(tx, endpoint.id, disable, now);
+        await this.events.emit(tx, { workspaceId: endpoint.workspace_id, event: 'webhook.disabled', projectId: null, data: toWebhookView(row) });
+        this.log.warn({ endpoint: endpoint.id, reason: disable }, 'webhook endpoint disabled');
+      }
+    });
+  }
+}
+
+/** The first 4 KB of a response as text (PostgreSQL text holds no NUL characters). */
+function excerptText(bytes: Buffer): string | null {
+  if (bytes.length === 0) return null;
+  return bytes.toString('utf8').replaceAll('\u0000', '\uFFFD');
+}
+
+/**
+ * Group commit for successful attempts: while one batch is being written, the next collects;
+ * each `add` resolves once its record is committed. Under load a few dozen successes share one
+ * transaction; at low rates each is written at once, with no added wait.
+ */
+class SuccessBatcher {
+  private pending: { record: AttemptRecord; resolve(): void; reject(err: unknown): void }[] = [];
+  private writing: Promise<void> | null = null;
+
+  constructor(private readonly write: (records: AttemptRecord[]) => Promise<void>) {}
+
+  add(record: AttemptRecord): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ record, resolve, reject });
+      if (!this.writing) this.writing = this.drain();
+    });
+  }
+
+  async flushed(): Promise<void> {
+    while (this.writing) await this.writing;
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (this.pending.length) {
+        const batch = this.pending;
+        this.pending = [];
+        try {
+          await this.write(batch.map((p) => p.record));
+          for (const p of batch) p.resolve();
+        } catch (err) {
+          // One bad record must not sink the others: write each on its own.
+          for (const p of batch) {
+            try {
+              await this.write([p.record]);
+              p.resolve();
+            } catch (e) {
+              p.reject(e);
+            }
+          }
+        }
+      }
+    } finally {
+      this.writing = null;
+    }
+  }
+}
