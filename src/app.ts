@@ -23,6 +23,9 @@ import { ApiKeysService } from './features/api-keys/api-keys.service.ts';
 import { apiKeyRoutes } from './features/api-keys/api-keys.routes.ts';
 import { WorkspacesService } from './features/workspaces/workspaces.service.ts';
 import { workspaceRoutes } from './features/workspaces/workspaces.routes.ts';
+import { EventLog } from './features/events/events.log.ts';
+import { EventsService } from './features/events/events.service.ts';
+import { eventRoutes } from './features/events/events.routes.ts';
 
 export interface AppDeps {
   config: Config;
@@ -85,15 +88,18 @@ export async function buildApp({ config, db, logger }: AppDeps): Promise<App> {
     }
   });
 
-  const workspaces = new WorkspacesService(db);
-  const users = new UsersService(db, authenticator);
+  const eventLog = new EventLog();
+  const workspaces = new WorkspacesService(db, eventLog);
+  const users = new UsersService(db, authenticator, eventLog);
   const apiKeys = new ApiKeysService(db, authenticator);
-  const projects = new ProjectsService(db);
+  const projects = new ProjectsService(db, eventLog);
+  const events = new EventsService(db);
 
   workspaceRoutes(app, workspaces);
   userRoutes(app, users);
   apiKeyRoutes(app, apiKeys);
   projectRoutes(app, projects);
+  eventRoutes(app, events);
 
   app.addHook('onClose', async () => rateLimiter.stop());
   return app;

@@ -1,11 +1,14 @@
 import type { Updateable } from 'kysely';
-import type { Db, Executor } from '../../db/database.ts';
+import type { Db, Executor, Tx } from '../../db/database.ts';
 import type { ProjectsTable } from '../../db/schema.ts';
 import type { Actor } from '../../http/actor.ts';
-import { notFound, unprocessable, validationFailed } from '../../http/errors.ts';
+import { notFound, unprocessable } from '../../http/errors.ts';
 import { checkIfMatch, type IfMatch } from '../../http/etag.ts';
-import { decodeCursor, toPage, type CursorValue, type PageOf } from '../../http/pagination.ts';
+import { decodeCursor, toPage, type PageOf } from '../../http/pagination.ts';
+import { isIsoTimestamp, parseRfc3339 } from '../../http/timestamps.ts';
 import { isId, newId } from '../../ids.ts';
+import type { EventType } from '../events/event-types.ts';
+import type { EventLog } from '../events/events.log.ts';
 import { UsersRepository } from '../users/users.repository.ts';
 import { toUserView, type UserView } from '../users/users.views.ts';
 import { accessFactsOf, assertProjectAccess, projectScopeOf, type ProjectAction } from './projects.access.ts';
@@ -25,26 +28,19 @@ type Coordinates = { lat: number; lon: number } | null;
 const addressColumns = (address: AddressInputValue | null | undefined) =>
   Object.fromEntries(ADDRESS_FIELDS.map((f) => [f, address?.[f] ?? null])) as Record<typeof ADDRESS_FIELDS[number], string | null>;
 
-/** A cursor's timestamp must be exactly one this API wrote, so a forged one is a 400, not a database error. */
-const isIsoTimestamp = (v: CursorValue) => typeof v === 'string' && !Number.isNaN(Date.parse(v)) && new Date(v).toISOString() === v;
-
-/** RFC 3339 as the schema's `date-time` format admits it (lower-case `t`/`z`, a space separator), or a 400. */
-function parseRfc3339(value: string, path: string): Date {
-  const date = new Date(value.toUpperCase().replace(' ', 'T'));
-  if (Number.isNaN(date.getTime())) validationFailed([{ path, message: 'must be an RFC 3339 date-time' }]);
-  return date;
-}
+type ProjectEvent = Extract<EventType, `project.${string}`>;
 
 /**
  * Projects and their crews. Every method takes the caller first and checks access first:
  * a project the caller may not see is a 404, a forbidden action on a visible one a 403
- * (rules in projects.access.ts and docs/roles.md).
+ * (rules in projects.access.ts and docs/roles.md). Every actual change emits its event in
+ * its own transaction; a write that changes nothing emits none.
  */
 export class ProjectsService {
   private readonly projects = new ProjectsRepository();
   private readonly users = new UsersRepository();
 
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: Db, private readonly events: EventLog) {}
 
   async list(actor: Actor, filters: ProjectListFilters & { limit: number }): Promise<PageOf<ProjectView>> {
     const sort = filters.sort ?? 'created_at';
@@ -78,17 +74,19 @@ export class ProjectsService {
 
   /** Everyone may create projects; the caller is recorded as the creator (which is what lets restricted users see it). */
   async create(actor: Actor, input: ProjectCreateInput): Promise<ProjectView> {
-    const row = await this.projects.insert(this.db, {
-      id: newId('project'),
-      workspace_id: actor.workspaceId,
-      name: input.name.trim(),
-      description: input.description ?? null,
-      ...addressColumns(input.address),
-      lat: input.coordinates?.lat ?? null,
-      lon: input.coordinates?.lon ?? null,
-      created_by: actor.userId,
+    return this.db.transaction().execute(async (tx) => {
+      const row = await this.projects.insert(tx, {
+        id: newId('project'),
+        workspace_id: actor.workspaceId,
+        name: input.name.trim(),
+        description: input.description ?? null,
+        ...addressColumns(input.address),
+        lat: input.coordinates?.lat ?? null,
+        lon: input.coordinates?.lon ?? null,
+        created_by: actor.userId,
+      });
+      return this.emitChange(tx, 'project.created', row);
     });
-    return toProjectView(row);
   }
 
   /** JSON merge patch; a patch that changes nothing leaves the project (and its ETag) as it was. */
@@ -98,7 +96,7 @@ export class ProjectsService {
       checkIfMatch(ifMatch, toProjectView(project));
       const changes = changesOf(project, patch);
       if (Object.keys(changes).length === 0) return toProjectView(project);
-      return toProjectView(await this.projects.update(tx, project.id, changes));
+      return this.emitChange(tx, 'project.updated', await this.projects.update(tx, project.id, changes));
     });
   }
 
@@ -107,6 +105,7 @@ export class ProjectsService {
       const project = await this.project(tx, actor, id, 'delete', { lock: true });
       checkIfMatch(ifMatch, toProjectView(project));
       await this.projects.delete(tx, project.id);
+      await this.emitChange(tx, 'project.deleted', project);
     });
   }
 
@@ -115,7 +114,7 @@ export class ProjectsService {
     return this.db.transaction().execute(async (tx) => {
       const project = await this.project(tx, actor, id, 'edit', { lock: true });
       if (project.status === 'archived') return toProjectView(project);
-      return toProjectView(await this.projects.setStatus(tx, project.id, 'archived'));
+      return this.emitChange(tx, 'project.archived', await this.projects.setStatus(tx, project.id, 'archived'));
     });
   }
 
@@ -124,7 +123,7 @@ export class ProjectsService {
     return this.db.transaction().execute(async (tx) => {
       const project = await this.project(tx, actor, id, 'edit', { lock: true });
       if (project.status === 'active') return toProjectView(project);
-      return toProjectView(await this.projects.setStatus(tx, project.id, 'active'));
+      return this.emitChange(tx, 'project.restored', await this.projects.setStatus(tx, project.id, 'active'));
     });
   }
 
@@ -135,25 +134,34 @@ export class ProjectsService {
     return toPage(rows, query.limit, 'id', (u) => [u.id], toUserView);
   }
 
-  /** Idempotent; only an actual addition moves the project's updated_at. */
+  /** Idempotent; only an actual addition moves the project's updated_at (and emits project.updated). */
   async addMember(actor: Actor, id: string, userId: string): Promise<UserView> {
     return this.db.transaction().execute(async (tx) => {
       const project = await this.project(tx, actor, id, 'manage_crew', { lock: true });
       const user = await this.workspaceUser(tx, actor, userId);
       if (user.status !== 'active') unprocessable('user_inactive', 'The user is deactivated; reactivate them before adding them to a crew.');
       const added = await this.projects.addMember(tx, { projectId: project.id, userId: user.id, workspaceId: actor.workspaceId, addedBy: actor.userId });
-      if (added) await this.projects.update(tx, project.id, {});
+      if (added) await this.emitChange(tx, 'project.updated', await this.projects.update(tx, project.id, {}));
       return toUserView(user);
     });
   }
 
-  /** Idempotent; only an actual removal moves the project's updated_at. */
+  /** Idempotent; only an actual removal moves the project's updated_at (and emits project.updated). */
   async removeMember(actor: Actor, id: string, userId: string): Promise<void> {
     await this.db.transaction().execute(async (tx) => {
       const project = await this.project(tx, actor, id, 'manage_crew', { lock: true });
       const user = await this.workspaceUser(tx, actor, userId);
-      if (await this.projects.removeMember(tx, project.id, user.id)) await this.projects.update(tx, project.id, {});
+      if (await this.projects.removeMember(tx, project.id, user.id)) {
+        await this.emitChange(tx, 'project.updated', await this.projects.update(tx, project.id, {}));
+      }
     });
+  }
+
+  /** Records a change in the event log, inside the change's transaction; `data` is the project as the API returns it. */
+  private async emitChange(tx: Tx, event: ProjectEvent, row: ProjectRow): Promise<ProjectView> {
+    const view = toProjectView(row);
+    await this.events.emit(tx, { workspaceId: row.workspace_id, event, projectId: row.id, data: view });
+    return view;
   }
 
   /** The project when the actor may do `action` on it; 404 when they cannot see it, 403 when they may not act. */

@@ -7,6 +7,8 @@ import { checkIfMatch, type IfMatch } from '../../http/etag.ts';
 import { decodeCursor, toPage, type PageOf } from '../../http/pagination.ts';
 import { isId, newId } from '../../ids.ts';
 import { ApiKeysRepository } from '../api-keys/api-keys.repository.ts';
+import type { EventType } from '../events/event-types.ts';
+import type { EventLog } from '../events/events.log.ts';
 import type { UserCreateInput, UserListFilters, UserPatchInput } from './users.schemas.ts';
 import { UsersRepository } from './users.repository.ts';
 import { toUserView, type UserRow, type UserView } from './users.views.ts';
@@ -28,6 +30,12 @@ function rethrowUniqueness(err: unknown): never {
   throw err;
 }
 
+/** The fields a patch actually changes (none when every given value equals the current one). */
+function changesOf(user: UserRow, patch: UserPatchInput): UserPatchInput {
+  const fields = Object.keys(patch) as (keyof UserPatchInput)[];
+  return Object.fromEntries(fields.filter((f) => patch[f] !== undefined && patch[f] !== user[f]).map((f) => [f, patch[f]]));
+}
+
 /**
  * Users of a workspace. Who may do what:
  * - everyone reads the directory (needed for assigning and @mentions);
@@ -35,12 +43,14 @@ function rethrowUniqueness(err: unknown): never {
  * - everyone edits their own name, e-mail and handle; only admins change their own role or status.
  * Deactivating revokes all the user's keys; the last active admin cannot be demoted or deactivated.
  * E-mail and handle are unique per workspace, case-insensitively. See docs/roles.md.
+ * Every actual change emits its event (user.added, user.updated, user.removed) in its own
+ * transaction; a write that changes nothing emits none.
  */
 export class UsersService {
   private readonly users = new UsersRepository();
   private readonly keys = new ApiKeysRepository();
 
-  constructor(private readonly db: Db, private readonly authenticator: ApiKeyAuthenticator) {}
+  constructor(private readonly db: Db, private readonly authenticator: ApiKeyAuthenticator, private readonly events: EventLog) {}
 
   async me(actor: Actor): Promise<UserView> {
     return this.get(actor, actor.userId);
@@ -70,7 +80,7 @@ export class UsersService {
             id: newId('user'), workspace_id: actor.workspaceId, email: input.email, handle, role,
             first_name: input.first_name ?? null, last_name: input.last_name ?? null,
           });
-          return toUserView(row);
+          return this.emitChange(tx, 'user.added', row);
         });
       } catch (err) {
         if (input.handle === undefined && uniqueViolation(err) === 'handle' && attempt < 5) continue;
@@ -93,16 +103,19 @@ export class UsersService {
         ((patch.role !== undefined && patch.role !== 'admin') || patch.status === 'deactivated');
       if (losesAdmin) await this.requireAnotherAdmin(tx, actor.workspaceId);
 
+      const changes = changesOf(user, patch);
+      if (Object.keys(changes).length === 0) return toUserView(user);
       const row = await this.withUniqueness(() => this.users.update(tx, user.id, {
-        ...patch,
-        ...(patch.status === 'deactivated' && user.status !== 'deactivated' ? { deactivated_at: new Date() } : {}),
-        ...(patch.status === 'active' ? { deactivated_at: null } : {}),
+        ...changes,
+        ...(changes.status === 'deactivated' ? { deactivated_at: new Date() } : {}),
+        ...(changes.status === 'active' ? { deactivated_at: null } : {}),
       }));
-      if (patch.status === 'deactivated' && user.status !== 'deactivated') await this.keys.revokeAllOfUser(tx, user.id);
-      return row;
+      if (changes.status === 'deactivated') await this.keys.revokeAllOfUser(tx, user.id);
+      // Deactivating by PATCH is the same act as DELETE, so integrators hear of it the same way.
+      return this.emitChange(tx, changes.status === 'deactivated' ? 'user.removed' : 'user.updated', row);
     });
     this.authenticator.forget({ userId: id });
-    return toUserView(updated);
+    return updated;
   }
 
   /** DELETE deactivates: the user keeps authorship of their work, loses access, and all their keys stop. */
@@ -115,10 +128,18 @@ export class UsersService {
       checkIfMatch(ifMatch, toUserView(user));
       if (user.status === 'deactivated') return;
       if (user.role === 'admin') await this.requireAnotherAdmin(tx, actor.workspaceId);
-      await this.users.update(tx, user.id, { status: 'deactivated', deactivated_at: new Date() });
+      const row = await this.users.update(tx, user.id, { status: 'deactivated', deactivated_at: new Date() });
       await this.keys.revokeAllOfUser(tx, user.id);
+      await this.emitChange(tx, 'user.removed', row);
     });
     this.authenticator.forget({ userId: id });
+  }
+
+  /** Records a change in the event log, inside the change's transaction; `data` is the user as the API returns it. */
+  private async emitChange(tx: Tx, event: Extract<EventType, `user.${string}`>, row: UserRow): Promise<UserView> {
+    const view = toUserView(row);
+    await this.events.emit(tx, { workspaceId: row.workspace_id, event, projectId: null, data: view });
+    return view;
   }
 
   private requireMayManage(actor: Actor, target: UserRow, action: string): void {

@@ -4,6 +4,7 @@ import { notFound } from '../../http/errors.ts';
 import { newId } from '../../ids.ts';
 import { ApiKeysRepository, type NewApiKey } from '../api-keys/api-keys.repository.ts';
 import { toApiKeyView, type ApiKeyView } from '../api-keys/api-keys.views.ts';
+import { EventLog } from '../events/events.log.ts';
 import { UsersRepository } from '../users/users.repository.ts';
 import { toUserView, type UserView } from '../users/users.views.ts';
 import { WorkspacesRepository, type WorkspaceRow } from './workspaces.repository.ts';
@@ -27,7 +28,8 @@ export class WorkspacesService {
   private readonly users = new UsersRepository();
   private readonly keys = new ApiKeysRepository();
 
-  constructor(private readonly db: Db) {}
+  /** The CLI provisions without an app, so the event log defaults to its own (it holds no state). */
+  constructor(private readonly db: Db, private readonly events: EventLog = new EventLog()) {}
 
   async current(actor: Actor): Promise<WorkspaceView> {
     const row = await this.workspaces.get(this.db, actor.workspaceId) ?? notFound('workspace', actor.workspaceId);
@@ -44,9 +46,11 @@ export class WorkspacesService {
         first_name: input.adminFirstName ?? null, last_name: input.adminLastName ?? null,
       });
       const issued = await this.keys.issue(tx, { workspaceId: workspace.id, userId: admin.id, name: 'Initial admin key', readOnly: false, createdBy: null } satisfies NewApiKey);
+      const adminView = toUserView(admin);
+      await this.events.emit(tx, { workspaceId: workspace.id, event: 'user.added', projectId: null, data: adminView });
       return {
         workspace: toWorkspaceView(workspace),
-        admin: toUserView(admin),
+        admin: adminView,
         api_key: { ...toApiKeyView(issued.row), key: issued.secret },
       };
     });
