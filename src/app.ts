@@ -23,6 +23,9 @@ import { ApiKeysService } from './features/api-keys/api-keys.service.ts';
 import { apiKeyRoutes } from './features/api-keys/api-keys.routes.ts';
 import { WorkspacesService } from './features/workspaces/workspaces.service.ts';
 import { workspaceRoutes } from './features/workspaces/workspaces.routes.ts';
+import { WebhooksService } from './features/webhooks/webhooks.service.ts';
+import { webhookRoutes } from './features/webhooks/webhooks.routes.ts';
+import { parseAllowList } from './http/ssrf-guard.ts';
 import { EventLog } from './features/events/events.log.ts';
 import { EventsService } from './features/events/events.service.ts';
 import { eventRoutes } from './features/events/events.routes.ts';
@@ -94,11 +97,13 @@ export async function buildApp({ config, db, logger }: AppDeps): Promise<App> {
   const apiKeys = new ApiKeysService(db, authenticator);
   const projects = new ProjectsService(db, eventLog);
   const events = new EventsService(db);
+  const webhooks = new WebhooksService(db, { events: eventLog, allowPrivate: parseAllowList(config.webhookAllowPrivate) });
 
   workspaceRoutes(app, workspaces);
   userRoutes(app, users);
   apiKeyRoutes(app, apiKeys);
   projectRoutes(app, projects);
+  webhookRoutes(app, webhooks);
   eventRoutes(app, events);
 
   app.addHook('onClose', async () => rateLimiter.stop());

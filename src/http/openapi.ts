@@ -1,6 +1,11 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import type { TSchema } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { EVENT_TYPES, type EventType } from '../features/events/event-types.ts';
+import { Project } from '../features/projects/projects.schemas.ts';
+import { User } from '../features/users/users.schemas.ts';
+import { Webhook } from '../features/webhooks/webhooks.schemas.ts';
 import { ERROR_CODES, Problem } from './errors.ts';
 
 const DESCRIPTION = `The Jobsite API: projects, crews, photos, tasks, documents and reports for construction and field crews.
@@ -36,6 +41,94 @@ function conventionHeaders(methods: string[], schema: DocSchema): Record<string,
   return {};
 }
 
+/** Resource schemas that event payloads carry as `data`, by the event's resource (the part before the dot). */
+const EVENT_DATA: Record<string, { name: string; schema: TSchema }> = {
+  project: { name: 'Project', schema: Project },
+  user: { name: 'User', schema: User },
+};
+
+/** A TypeBox schema as plain JSON (without TypeBox's symbol keys), for the document's components. */
+const plain = (schema: TSchema): DocSchema => JSON.parse(JSON.stringify(schema)) as DocSchema;
+
+const WEBHOOK_HEADERS: DocSchema[] = [
+  { name: 'X-Service-Signature', schema: { type: 'string', pattern: '^sha256=[0-9a-f]{64}$' },
+    description: '`sha256=` + lowercase hex HMAC-SHA256 of the raw body, keyed with the secret string\'s UTF-8 bytes (GitHub style; `@octokit/webhooks-methods` `verify` accepts it).' },
+  { name: 'X-Service-Signature-Previous', required: false, schema: { type: 'string', pattern: '^sha256=[0-9a-f]{64}$' },
+    description: 'During a secret rotation: the same signature made with the previous secret.' },
+  { name: 'webhook-id', schema: { type: 'string' }, description: 'Standard Webhooks: the event id (`evt_…`), the same on every attempt and retry. Dedupe on it.' },
+  { name: 'webhook-timestamp', schema: { type: 'string', pattern: '^[0-9]+$' }, description: 'Standard Webhooks: unix seconds of this attempt. Refuse old ones to stop replays.' },
+  { name: 'webhook-signature', schema: { type: 'string' },
+    description: 'Standard Webhooks: `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the base64-decoded secret after `whsec_`; ' +
+      'during a rotation two of them, space-separated (the `standardwebhooks` package verifies it).' },
+  { name: 'X-Service-Event', schema: { type: 'string' }, description: 'The event type, as in the body\'s `event`.' },
+  { name: 'X-Service-Delivery', schema: { type: 'string' }, description: 'The delivery id (`dlv_…`): one per (event, endpoint); see `GET /v1/webhooks/{id}/deliveries`.' },
+  { name: 'User-Agent', schema: { type: 'string' }, description: 'Names the service: `Jobsite-Webhooks/<version> (+<public URL>)`.' },
+].map((h) => ({ in: 'header', required: true, ...h }));
+
+/** The schema of an event's `data`: the resource it carries, or what the event type's description says. */
+function eventDataSchema(event: EventType): DocSchema {
+  const resource = event.slice(0, event.indexOf('.'));
+  const known = EVENT_DATA[resource];
+  if (known) return { $ref: `#/components/schemas/${known.name}` };
+  if (event === 'webhook.disabled') return { $ref: '#/components/schemas/Webhook' };
+  if (event === 'webhook.ping') {
+    return {
+      type: 'object', required: ['webhook_id', 'message'],
+      properties: { webhook_id: { type: 'string', description: 'whk_… of the pinged endpoint.' }, message: { type: 'string' } },
+    };
+  }
+  return { type: 'object', description: EVENT_TYPES[event] };
+}
+
+/**
+ * OpenAPI 3.1 `webhooks`: one entry per event type, describing the POST a receiver gets:
+ * the envelope with `event` fixed to that type, its `data`, and the signature headers.
+ */
+export function eventWebhooks(): Record<string, DocSchema> {
+  const entries: Record<string, DocSchema> = {};
+  for (const [event, description] of Object.entries(EVENT_TYPES) as [EventType, string][]) {
+    const projectScoped = event.startsWith('project.');
+    entries[event] = {
+      post: {
+        operationId: `receive_${event.replace('.', '_')}`,
+        // Receivers authenticate deliveries by their signatures, not by a bearer key.
+        security: [],
+        tags: ['Webhook events'],
+        summary: event,
+        description: `${description}\n\nDelivered at least once to every enabled endpoint subscribed to \`${event}\`, ` +
+          `\`${event.slice(0, event.indexOf('.'))}.*\` or \`*\`${event === 'webhook.ping' ? ' (a ping goes only to the pinged endpoint, whatever it subscribes to)' : ''}. ` +
+          'Verify a signature over the raw body before parsing it, and dedupe on `webhook-id`.',
+        parameters: WEBHOOK_HEADERS,
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                required: ['id', 'event', 'project_id', 'workspace_id', 'created_at', 'data'],
+                properties: {
+                  id: { type: 'string', description: 'evt_…; the same as the `webhook-id` header.' },
+                  event: { type: 'string', const: event },
+                  project_id: projectScoped ? { type: 'string', description: 'prj_…' } : { type: ['string', 'null'], description: 'prj_… of the project the event belongs to, or null.' },
+                  workspace_id: { type: 'string', description: 'wsp_…' },
+                  created_at: { type: 'string', format: 'date-time', description: 'When the change happened; tells the order of events (deliveries may arrive out of order).' },
+                  data: eventDataSchema(event),
+                },
+              },
+            },
+          },
+        },
+        responses: {
+          '2XX': { description: 'Received. Answer within 10 s; the body is ignored (its first 4 KB are kept in the delivery log).' },
+          '410': { description: 'Gone: the endpoint is disabled at once and gets no more deliveries.' },
+          default: { description: 'Anything else (or a timeout, or a redirect) is retried on the schedule; a `Retry-After` is honoured between the scheduled delay and twice it.' },
+        },
+      },
+    };
+  }
+  return entries;
+}
+
 export async function registerOpenApi(app: FastifyInstance, publicUrl: string): Promise<void> {
   app.addSchema(Problem);
   app.addHook('onRoute', (route) => {
@@ -54,7 +147,12 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string): 
       openapi: '3.1.0',
       info: { title: 'Jobsite API', version: '1.0.0', description: DESCRIPTION },
       servers: [{ url: publicUrl }],
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key: `jsk_…`.' } } },
+      components: {
+        securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key: `jsk_…`.' } },
+        // The resources event payloads carry, referenced from `webhooks`.
+        schemas: { Project: plain(Project), User: plain(User), Webhook: plain(Webhook) },
+      },
+      webhooks: eventWebhooks(),
       security: [{ bearer: [] }],
     },
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
