@@ -98,7 +98,7 @@ export const WebhookAttempt = Type.Object({
   status_code: Nullable(Type.Integer({ description: 'The receiver\'s HTTP status; null when no response came (timeout, refused connection, blocked address).' })),
   duration_ms: Type.Integer(),
   response_excerpt: Nullable(Type.String({ description: 'The first 4 KB of the response body.' })),
-  error: Nullable(Type.String({ description: 'Why the attempt failed, when it did without a response or with a non-2xx one.' })),
+  error: Nullable(Type.String({ description: 'What went wrong when the status code alone does not say: a timeout, a refused connection, a blocked address, a redirect (not followed).' })),
 }, { title: 'WebhookAttempt' });
 
 export const WebhookDelivery = Type.Object({
