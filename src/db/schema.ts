@@ -146,6 +146,13 @@ export interface WebhookAttemptsTable {
   error: string | null;
 }
 
+/** One row: the key that signs the blob URLs the API serves (migration 004). */
+export interface UrlSigningSecretTable {
+  singleton: ColumnType<boolean, boolean | undefined, never>;
+  secret: Buffer;
+  created_at: Generated<Date>;
+}
+
 export interface SchemaMigrationsTable {
   name: string;
   applied_at: Generated<Date>;
@@ -163,5 +170,6 @@ export interface Database {
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  url_signing_secret: UrlSigningSecretTable;
   schema_migrations: SchemaMigrationsTable;
 }
