@@ -428,6 +428,32 @@ describe('webhook delivery', () => {
     }
   });
 
+  it('gives a receiver that hangs at most a quarter of the slots, so other endpoints still get theirs', async () => {
+    const ws = await newWorkspace(t);
+    const slow = await createEndpoint(ws, ['project.*']);
+    const fast = await createEndpoint(ws, ['webhook.ping']);
+    let open = 0;
+    let maxOpen = 0;
+    let answer = false;
+    receiver.on(slow.path, (_req, res) => {
+      if (answer) return void res.writeHead(200).end();
+      open++;
+      maxOpen = Math.max(maxOpen, open);
+      res.on('close', () => open--);
+    });
+    await t.db.transaction().execute(async (tx) => {
+      for (let i = 0; i < 100; i++) await new EventLog().emit(tx, { workspaceId: ws.id, event: 'project.updated', projectId: null, data: { i } });
+    });
+    await eventually('the slow endpoint to hold its share', () => open === 32);
+    const id = await ping(ws, fast);
+    assert.equal((await settled(id, 1)).status, 'succeeded');
+    assert.equal(maxOpen, 32, '128 slots, at most 32 per endpoint');
+
+    answer = true;
+    await eventually('the slow endpoint to catch up', async () => (await deliveriesOf(slow.id)).every((d) => d.status === 'succeeded'));
+    assert.equal(maxOpen, 32);
+  });
+
   it('listens again after losing its LISTEN connection', async () => {
     const ws = await newWorkspace(t);
     const endpoint = await createEndpoint(ws, ['*']);

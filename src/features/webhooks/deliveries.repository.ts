@@ -51,20 +51,44 @@ export class DeliveriesRepository {
    * Claims up to `limit` due deliveries for `leaseSeconds`: rows other claimers hold are skipped
    * (SKIP LOCKED) and rows leased by a live claimer are not due, so no delivery is sent twice at
    * once; a crashed claimer's rows come back when their lease runs out. Counts the attempt.
+   *
+   * Takes at most `room.perEndpoint` deliveries for any one endpoint, fewer for those listed in
+   * `room.busy` (endpoint id -> free slots, 0 for none): among the earliest due deliveries, the
+   * first few of each endpoint. The candidates are read without locks, so the locking step checks
+   * again that each is still due and unleased (another claimer may just have taken it).
    */
-  async claim(db: Db, limit: number, leaseSeconds: number): Promise<ClaimedDelivery[]> {
+  async claim(db: Db, limit: number, leaseSeconds: number, room: { perEndpoint: number; busy: ReadonlyMap<string, number> }): Promise<ClaimedDelivery[]> {
+    const full = [...room.busy].filter(([, free]) => free <= 0).map(([id]) => id);
+    const partial = [...room.busy].filter(([, free]) => free > 0);
     const { rows } = await sql<ClaimedDelivery>`
-      with claimed as (
+      with candidates as (
+        select id, endpoint_id, next_attempt_at
+          from webhook_deliveries
+         where status = 'pending' and next_attempt_at <= now()
+           and (lease_until is null or lease_until < now())
+           and endpoint_id <> all(${full}::text[])
+         order by next_attempt_at
+         limit ${Math.max(4 * limit, 256)}
+      ), ranked as (
+        select c.id, c.next_attempt_at, coalesce(b.free, ${room.perEndpoint}) as free,
+               row_number() over (partition by c.endpoint_id order by c.next_attempt_at, c.id) as rank
+          from candidates c
+          left join unnest(${partial.map(([id]) => id)}::text[], ${partial.map(([, free]) => free)}::int[]) as b(endpoint_id, free)
+            on b.endpoint_id = c.endpoint_id
+      ), locked as (
+        select d.id
+          from webhook_deliveries d
+         where d.id = any(array(select id from ranked where rank <= free order by next_attempt_at limit ${limit}))
+           -- status <> …, not status = 'pending': that would let the planner pick the partial index over the primary key
+           and d.status <> 'succeeded' and d.status <> 'failed' and d.next_attempt_at <= now()
+           and (d.lease_until is null or d.lease_until < now())
+           for update skip locked
+      ), claimed as (
         update webhook_deliveries d
            set lease_until = now() + make_interval(secs => ${leaseSeconds}),
                attempt_count = d.attempt_count + 1
-         where d.id = any(array(
-                 select id from webhook_deliveries
-                  where status = 'pending' and next_attempt_at <= now()
-                    and (lease_until is null or lease_until < now())
-                  order by next_attempt_at
-                  limit ${limit}
-                  for update skip locked))
+          from locked l
+         where d.id = l.id
         returning d.id, d.workspace_id, d.endpoint_id, d.event_id, d.attempt_count, d.next_attempt_at
       )
       select c.id, c.workspace_id, c.endpoint_id, c.event_id, c.attempt_count,

@@ -1,9 +1,11 @@
 import fs from 'node:fs';
+import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import type { Agent } from 'undici';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/database.ts';
+import type { Database } from '../../db/schema.ts';
 import { createGuardedAgent, OutboundError, outboundRequest, type OutboundResponse } from '../../http/outbound.ts';
 import { parseAllowList } from '../../http/ssrf-guard.ts';
 import { EventLog, DELIVERIES_CHANNEL } from '../events/events.log.ts';
@@ -27,8 +29,13 @@ export interface Clock {
 export const systemClock: Clock = { now: () => new Date() };
 
 export interface DispatcherOptions {
-  /** Deliveries in flight at once (default 64). */
+  /** Deliveries in flight at once (default 128). */
   maxInFlight?: number;
+  /**
+   * Deliveries in flight at once to any one endpoint (default a quarter of maxInFlight: 32), so a
+   * receiver that hangs until the timeout cannot hold every slot while others wait.
+   */
+  maxPerEndpoint?: number;
   /** Largest batch one claim takes (default 64). */
   batchSize?: number;
   /** How long a claim holds a delivery (default 30 s; JOBSITE_WEBHOOK_LEASE_SECONDS). Must exceed timeoutMs. */
@@ -71,6 +78,8 @@ interface Outcome {
 
 export class WebhookDispatcher {
   private readonly db: Db;
+  /** The claim loop's own connection (see the constructor). */
+  private readonly claimDb: Db;
   private readonly log: Logger;
   private readonly clock: Clock;
   private readonly repo = new DeliveriesRepository();
@@ -78,6 +87,9 @@ export class WebhookDispatcher {
   private readonly agent: Agent;
   private readonly userAgent: string;
   private readonly maxInFlight: number;
+  private readonly maxPerEndpoint: number;
+  /** In-flight deliveries per endpoint id (only endpoints with any). */
+  private readonly perEndpoint = new Map<string, number>();
   private readonly batchSize: number;
   private readonly leaseSeconds: number;
   private readonly timeoutMs: number;
@@ -93,6 +105,8 @@ export class WebhookDispatcher {
   private again = false;
   /** The last claim came back full or was cut short by the in-flight cap: more may be due. */
   private backlog = false;
+  /** Endpoints whose due deliveries the last claims passed over because they were at their share. */
+  private readonly blocked = new Set<string>();
   private dueTimer: NodeJS.Timeout | null = null;
   private pollTimer: NodeJS.Timeout | null = null;
   private reconnectTimer: NodeJS.Timeout | null = null;
@@ -101,9 +115,21 @@ export class WebhookDispatcher {
 
   constructor(private readonly deps: DispatcherDeps, options: DispatcherOptions = {}) {
     this.db = deps.db;
+    // Claims run one at a time on a connection of their own, where (1) the planner never picks
+    // a bitmap scan, which would sort every due row to take the first few whenever the table's
+    // statistics lag behind a burst, and (2) commits do not wait for the WAL flush: a claim lost
+    // in a database crash only means the delivery is claimed, and maybe sent, again (at least
+    // once), and any attempt recorded after it is flushed with it.
+    const claimPool = new pg.Pool({
+      connectionString: deps.connectionString, max: 1, application_name: 'jobsite-webhooks-claim',
+      options: '-c enable_bitmapscan=off -c synchronous_commit=off',
+    });
+    claimPool.on('error', () => undefined);
+    this.claimDb = new Kysely<Database>({ dialect: new PostgresDialect({ pool: claimPool }) });
     this.log = deps.log;
     this.clock = deps.clock ?? systemClock;
-    this.maxInFlight = options.maxInFlight ?? 64;
+    this.maxInFlight = options.maxInFlight ?? 128;
+    this.maxPerEndpoint = Math.max(1, Math.min(options.maxPerEndpoint ?? this.maxInFlight >> 2, this.maxInFlight));
     this.batchSize = Math.min(options.batchSize ?? 64, this.maxInFlight);
     this.leaseSeconds = options.leaseSeconds ?? 30;
     this.timeoutMs = options.timeoutMs ?? 10_000;
@@ -112,7 +138,7 @@ export class WebhookDispatcher {
     this.random = options.random ?? Math.random;
     this.agent = createGuardedAgent({
       allow: parseAllowList(deps.config.webhookAllowPrivate),
-      connectionsPerOrigin: this.maxInFlight,
+      connectionsPerOrigin: this.maxPerEndpoint,
       connectTimeoutMs: this.timeoutMs,
     });
     this.userAgent = `Jobsite-Webhooks/${VERSION} (+${deps.config.publicUrl})`;
@@ -147,6 +173,7 @@ export class WebhookDispatcher {
     await listener?.end().catch(() => undefined);
     await this.pumping;
     await this.idle();
+    await this.claimDb.destroy().catch(() => undefined);
     await this.agent.close().catch(() => undefined);
   }
 
@@ -224,18 +251,31 @@ export class WebhookDispatcher {
         return;
       }
       const limit = Math.min(room, this.batchSize);
-      const claimed = await this.repo.claim(this.db, limit, this.leaseSeconds);
+      const busy = new Map([...this.perEndpoint].map(([id, n]) => [id, this.maxPerEndpoint - n]));
+      const claimed = await this.repo.claim(this.claimDb, limit, this.leaseSeconds, { perEndpoint: this.maxPerEndpoint, busy });
       for (const delivery of claimed) this.launch(delivery);
       this.backlog = claimed.length === limit;
       if (!this.running) return;
-      if (!this.backlog && !this.again) break;
+      // An endpoint that got all of its share probably has more due: it is blocked until half
+      // its share is free again (see launch), and if some already is (deliveries
+      // finished during the claim), or it hid others' due deliveries, look again at once.
+      let more = false;
+      const taken = new Map<string, number>();
+      for (const d of claimed) taken.set(d.endpoint_id, (taken.get(d.endpoint_id) ?? 0) + 1);
+      for (const [id, free] of busy) if (free <= 0) this.blocked.add(id);
+      for (const [id, n] of taken) {
+        if (n < (busy.get(id) ?? this.maxPerEndpoint)) continue;
+        this.blocked.add(id);
+        more = true;
+      }
+      if (!this.backlog && !this.again && !more) break;
     }
     await this.armDueTimer();
   }
 
   /** Sets the timer for the next delivery that becomes due (the poll covers anything later than it). */
   private async armDueTimer(): Promise<void> {
-    const next = await this.repo.nextDueAt(this.db);
+    const next = await this.repo.nextDueAt(this.claimDb);
     if (!this.running) return;
     if (this.dueTimer) clearTimeout(this.dueTimer);
     this.dueTimer = null;
@@ -249,7 +289,9 @@ export class WebhookDispatcher {
   }
 
   private launch(delivery: ClaimedDelivery): void {
+    const endpointId = delivery.endpoint_id;
     this.inFlight++;
+    this.perEndpoint.set(endpointId, (this.perEndpoint.get(endpointId) ?? 0) + 1);
     const done = this.deliver(delivery)
       .catch((err: unknown) => {
         // The lease runs out and the delivery is claimed again.
@@ -258,8 +300,17 @@ export class WebhookDispatcher {
       .finally(() => {
         this.inFlight--;
         this.sends.delete(done);
-        // Claim again once a quarter of the slots are free, not for every single one.
-        if (this.backlog && this.maxInFlight - this.inFlight >= Math.max(1, this.maxInFlight >> 2)) this.wake();
+        const n = this.perEndpoint.get(endpointId)! - 1;
+        if (n) this.perEndpoint.set(endpointId, n);
+        else this.perEndpoint.delete(endpointId);
+        // Claim again once a quarter of the slots are free (not for every single one), or half
+        // the share of an endpoint whose due deliveries were passed over.
+        let wake = this.backlog && this.maxInFlight - this.inFlight >= Math.max(1, this.maxInFlight >> 2);
+        if (this.blocked.has(endpointId) && this.maxPerEndpoint - n >= Math.max(1, this.maxPerEndpoint >> 1)) {
+          this.blocked.delete(endpointId);
+          wake = true;
+        }
+        if (wake) this.wake();
       });
     this.sends.add(done);
   }
