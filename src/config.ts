@@ -8,11 +8,31 @@ export interface Config {
   databaseUrl: string | null;
   dataDir: string;
   publicUrl: string;
-  storage: string;
+  storage: StorageConfig;
+  /** JOBSITE_URL_SIGNING_SECRET; null: the secret kept in the database (see storage/url-signing.repository.ts). */
+  urlSigningSecret: string | null;
   webhookAllowPrivate: string[];
   rateLimitPerMinute: number;
   logLevel: string;
 }
+
+/** Where blobs live: JOBSITE_STORAGE, plus the usual AWS variables for S3. */
+export type StorageConfig =
+  | { driver: 'file'; directory: string }
+  | {
+    driver: 's3';
+    bucket: string;
+    /** '' or a prefix ending in '/', put before every key. */
+    prefix: string;
+    /** AWS_REGION (or AWS_DEFAULT_REGION); null lets the AWS SDK find it (profile, instance metadata). */
+    region: string | null;
+    /** AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL, for S3-compatible servers. */
+    endpoint: string | null;
+    /** JOBSITE_S3_FORCE_PATH_STYLE: `endpoint/bucket/key` URLs instead of `bucket.endpoint/key`. */
+    forcePathStyle: boolean;
+    /** AWS_ACCESS_KEY_ID + AWS_SECRET_ACCESS_KEY (+ AWS_SESSION_TOKEN); null: the SDK's default chain. */
+    credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string } | null;
+  };
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -64,9 +84,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push(`JOBSITE_PUBLIC_URL is not a valid URL (got "${publicUrl}")`);
   }
 
-  const storage = env.JOBSITE_STORAGE || 'file';
-  if (storage !== 'file' && !/^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/.*)?$/.test(storage)) {
-    problems.push(`JOBSITE_STORAGE must be "file" or "s3://bucket" (got "${storage}")`);
+  const storage = storageConfig(env, dataDir, problems);
+
+  const urlSigningSecret = env.JOBSITE_URL_SIGNING_SECRET || null;
+  if (urlSigningSecret !== null && urlSigningSecret.length < 32) {
+    problems.push('JOBSITE_URL_SIGNING_SECRET must be at least 32 characters (or unset, to use the one kept in the database)');
   }
 
   const webhookAllowPrivate = (env.JOBSITE_WEBHOOK_ALLOW_PRIVATE || '')
@@ -86,6 +108,58 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
   if (problems.length) throw new ConfigError(problems);
   return Object.freeze({
-    port, host, databaseUrl, dataDir, publicUrl, storage, webhookAllowPrivate, rateLimitPerMinute, logLevel,
+    port, host, databaseUrl, dataDir, publicUrl, storage, urlSigningSecret, webhookAllowPrivate, rateLimitPerMinute, logLevel,
   });
+}
+
+function storageConfig(env: NodeJS.ProcessEnv, dataDir: string, problems: string[]): StorageConfig {
+  const spec = env.JOBSITE_STORAGE || 'file';
+  if (spec === 'file') return { driver: 'file', directory: path.join(dataDir, 'blobs') };
+  const m = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/(.*))?$/.exec(spec);
+  if (!m) {
+    problems.push(`JOBSITE_STORAGE must be "file" or "s3://bucket[/prefix]" (got "${spec}")`);
+    return { driver: 'file', directory: path.join(dataDir, 'blobs') };
+  }
+  const bucket = m[1]!;
+  const prefixPath = (m[2] ?? '').replace(/^\/+|\/+$/g, '');
+  if (prefixPath && (!/^[A-Za-z0-9!_.*'()/-]+$/.test(prefixPath) || prefixPath.split('/').some((s) => s === '' || s === '.' || s === '..'))) {
+    problems.push(`JOBSITE_STORAGE: the prefix after the bucket may hold letters, digits and !_.*'()- in /-separated segments (got "${m[2]}")`);
+  }
+
+  const region = env.AWS_REGION || env.AWS_DEFAULT_REGION || null;
+  if (region !== null && !/^[a-z0-9-]{1,64}$/.test(region)) problems.push(`AWS_REGION must look like "us-east-1" (got "${region}")`);
+
+  const endpointVar = env.AWS_ENDPOINT_URL_S3 ? 'AWS_ENDPOINT_URL_S3' : 'AWS_ENDPOINT_URL';
+  const endpoint = env[endpointVar] || null;
+  if (endpoint !== null) {
+    let protocol = '';
+    try {
+      protocol = new URL(endpoint).protocol;
+    } catch {
+      problems.push(`${endpointVar} is not a valid URL (got "${endpoint}")`);
+    }
+    if (protocol && protocol !== 'http:' && protocol !== 'https:') problems.push(`${endpointVar} must be an http(s) URL (got "${endpoint}")`);
+  }
+
+  const pathStyle = (env.JOBSITE_S3_FORCE_PATH_STYLE || 'false').toLowerCase();
+  if (!['true', 'false', '1', '0'].includes(pathStyle)) problems.push(`JOBSITE_S3_FORCE_PATH_STYLE must be true or false (got "${env.JOBSITE_S3_FORCE_PATH_STYLE}")`);
+
+  const accessKeyId = env.AWS_ACCESS_KEY_ID || '';
+  const secretAccessKey = env.AWS_SECRET_ACCESS_KEY || '';
+  if (Boolean(accessKeyId) !== Boolean(secretAccessKey)) {
+    problems.push('AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY go together: set both, or neither (to use an AWS profile or role)');
+  }
+
+  return {
+    driver: 's3',
+    bucket,
+    prefix: prefixPath ? `${prefixPath}/` : '',
+    // A custom endpoint (MinIO and the like) rarely cares about the region, but the SDK needs one.
+    region: region ?? (endpoint ? 'us-east-1' : null),
+    endpoint,
+    forcePathStyle: pathStyle === 'true' || pathStyle === '1',
+    credentials: accessKeyId && secretAccessKey
+      ? { accessKeyId, secretAccessKey, ...(env.AWS_SESSION_TOKEN ? { sessionToken: env.AWS_SESSION_TOKEN } : {}) }
+      : null,
+  };
 }

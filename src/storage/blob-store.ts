@@ -1,0 +1,115 @@
+import type { Readable } from 'node:stream';
+import type { UrlSigner } from './url-signer.ts';
+
+/**
+ * Where photos, videos, documents and reports live: a directory under the data directory, or an
+ * S3-compatible bucket. The rest of the code talks only to this interface; it never sees a path
+ * or a bucket. Objects are immutable: a key is generated once (`newKey`), written once (`put`),
+ * read any number of times, and deleted.
+ */
+export interface BlobStore {
+  readonly driver: 'file' | 's3';
+
+  /** A fresh, unguessable key for a new object of `kind` (`photos/2026/11/<random>`). */
+  newKey(kind: string): string;
+
+  /**
+   * Streams `body` into the object at `key`, hashing it on the way; memory use does not grow
+   * with the object's size. All or nothing: if the body errors, ends short of `contentLength`,
+   * exceeds `maxBytes` or the store fails, no object is left behind (and the error is rethrown).
+   */
+  put(key: string, body: Readable | AsyncIterable<Uint8Array>, options: PutOptions): Promise<PutResult>;
+
+  /** The object (or one byte range of it) as a stream, or null when there is no such object. */
+  get(key: string, options?: { range?: ByteRange }): Promise<BlobObject | null>;
+
+  /** What `get` would say about the object, without its bytes; null when there is none. */
+  head(key: string): Promise<BlobInfo | null>;
+
+  /** Removes the object; removing one that is not there is not an error. */
+  delete(key: string): Promise<void>;
+
+  /** Removes an original and every variant of it (`variantKey(key, …)`), recorded or not. */
+  deleteWithVariants(key: string): Promise<void>;
+
+  /**
+   * A URL that fetches the object without credentials until it expires (it works in an `<img>`
+   * tag). File driver: `GET /v1/files/…` on this API, HMAC-signed; S3: a presigned GET URL.
+   */
+  signedUrl(key: string, options: SignedUrlOptions): Promise<string>;
+
+  /** Signs and checks the URLs this API serves itself (`GET /v1/files/…`). */
+  readonly urlSigner: UrlSigner;
+
+  /** Releases connections (S3); the store is unusable afterwards. */
+  close(): Promise<void>;
+}
+
+export interface PutOptions {
+  /** A media type such as `image/jpeg`; served back as `Content-Type`. */
+  contentType: string;
+  /** When known (a Content-Length), the body must be exactly this long. */
+  contentLength?: number;
+  /** Refuse (BlobTooLargeError) once the body passes this many bytes. */
+  maxBytes?: number;
+}
+
+export interface PutResult {
+  byteSize: number;
+  /** Lowercase hex SHA-256 of the bytes stored. */
+  sha256: string;
+}
+
+/** Inclusive byte offsets, as in `Range: bytes=start-end`, already checked against the size. */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
+export interface BlobInfo {
+  /** The whole object's size, also when a range was asked for. */
+  byteSize: number;
+  contentType: string;
+  /**
+   * A strong validator, quoted: `"<sha256 hex>"` on the file driver; on S3 the bucket's own ETag
+   * (the SHA-256 is known only after streaming, when S3 metadata can no longer be set).
+   */
+  etag: string;
+  /** Lowercase hex SHA-256 when the store kept it (file driver), else null. */
+  sha256: string | null;
+}
+
+export interface BlobObject extends BlobInfo {
+  /** The bytes (of `range` when one was asked for). Consume or destroy it. */
+  stream: Readable;
+  range: ByteRange | null;
+}
+
+export interface SignedUrlOptions {
+  /** 1 second to 7 days. Expiry is rounded down to a 5-minute step when at least 10 minutes, so that
+   *  the same object signed twice in the same step gets the same URL (and browsers cache it). */
+  expiresInSeconds: number;
+  /** Served as `Content-Disposition` with this file name. */
+  filename?: string;
+  /** `inline` (default) shows it in the browser; `attachment` downloads it. */
+  disposition?: 'inline' | 'attachment';
+  /** Served as `Content-Type` instead of the stored type. */
+  contentType?: string;
+}
+
+export class BlobTooLargeError extends Error {
+  readonly code = 'blob_too_large';
+  constructor(readonly maxBytes: number) {
+    super(`The body is larger than ${maxBytes} bytes`);
+  }
+}
+
+export class BlobLengthMismatchError extends Error {
+  readonly code = 'blob_length_mismatch';
+  constructor(readonly expected: number, readonly received: number) {
+    super(`The body was ${received} bytes, not the ${expected} announced`);
+  }
+}
+
+/** The longest a signed URL may live (S3's own limit for presigned URLs). */
+export const MAX_URL_TTL_SECONDS = 7 * 24 * 3600;

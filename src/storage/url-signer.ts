@@ -1,0 +1,63 @@
+import crypto from 'node:crypto';
+import { assertBlobKey } from './keys.ts';
+import { checkSignedUrlOptions, signingTime } from './metered.ts';
+import type { SignedUrlOptions } from './blob-store.ts';
+
+/** What a URL served by `GET /v1/files/…` carries besides its key. */
+export interface FileUrlQuery {
+  expires: number;
+  sig: string;
+  disposition?: 'inline' | 'attachment';
+  filename?: string;
+  type?: string;
+}
+
+export type FileUrlCheck =
+  | { ok: true; expires: number; disposition?: 'inline' | 'attachment'; filename?: string; contentType?: string }
+  | { ok: false; code: 'invalid_signature' | 'url_expired' };
+
+/**
+ * Signs the URLs this API serves itself: `<public URL>/v1/files/<key>?expires=<unix s>[&disposition=…]
+ * [&filename=…][&type=…]&sig=<base64url HMAC-SHA256>`. The MAC covers the key, the expiry and every
+ * response override, so none of them can be changed; it is keyed with a secret every API process
+ * shares (see loadUrlSigningSecret), so any process verifies what any other signed.
+ */
+export class UrlSigner {
+  constructor(
+    private readonly secret: Buffer,
+    private readonly publicUrl: string,
+    private readonly now: () => number = Date.now,
+  ) {
+    if (secret.length < 32) throw new Error('The URL signing secret must be at least 32 bytes');
+  }
+
+  url(key: string, options: SignedUrlOptions): string {
+    assertBlobKey(key);
+    checkSignedUrlOptions(options);
+    const expires = signingTime(this.now(), options.expiresInSeconds) + options.expiresInSeconds;
+    const disposition = options.disposition ?? (options.filename !== undefined ? 'inline' : undefined);
+    const query = new URLSearchParams({ expires: String(expires) });
+    if (disposition) query.set('disposition', disposition);
+    if (options.filename !== undefined) query.set('filename', options.filename);
+    if (options.contentType !== undefined) query.set('type', options.contentType);
+    query.set('sig', this.mac(key, expires, disposition, options.filename, options.contentType).toString('base64url'));
+    return `${this.publicUrl}/v1/files/${key}?${query.toString().replace(/\+/g, '%20')}`;
+  }
+
+  /** Checks a URL's signature first (in constant time), then its expiry. */
+  verify(key: string, query: FileUrlQuery): FileUrlCheck {
+    const given = Buffer.from(query.sig, 'base64url');
+    const expected = this.mac(key, query.expires, query.disposition, query.filename, query.type);
+    // Buffer.from(…, 'base64url') skips junk; re-encoding must give back exactly what was sent.
+    if (given.length !== expected.length || given.toString('base64url') !== query.sig || !crypto.timingSafeEqual(given, expected)) {
+      return { ok: false, code: 'invalid_signature' };
+    }
+    if (query.expires * 1000 <= this.now()) return { ok: false, code: 'url_expired' };
+    return { ok: true, expires: query.expires, disposition: query.disposition, filename: query.filename, contentType: query.type };
+  }
+
+  private mac(key: string, expires: number, disposition?: string, filename?: string, type?: string): Buffer {
+    const message = JSON.stringify(['jobsite-file-url-v1', key, expires, disposition ?? null, filename ?? null, type ?? null]);
+    return crypto.createHmac('sha256', this.secret).update(message).digest();
+  }
+}
