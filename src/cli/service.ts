@@ -146,7 +146,8 @@ async function startUp(role: Role, config: Config, log: Logger, closing: () => b
       );
       started.dispatcher(dispatcher);
       await dispatcher.start();
-      log.info('Worker running');
+      // A signal during the worker's start-up: shutdown() is already under way and said so.
+      if (!closing()) log.info('Worker running');
     }
     return true;
   } catch (err) {
