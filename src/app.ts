@@ -29,17 +29,30 @@ import { parseAllowList } from './http/ssrf-guard.ts';
 import { EventLog } from './features/events/events.log.ts';
 import { EventsService } from './features/events/events.service.ts';
 import { eventRoutes } from './features/events/events.routes.ts';
+import type { BlobStore } from './storage/blob-store.ts';
+import { createBlobStore } from './storage/create-blob-store.ts';
+import { FilesService } from './storage/files.service.ts';
+import { fileRoutes } from './storage/files.routes.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The blob store (file or S3) the app was built with. */
+    blobs: BlobStore;
+  }
+}
 
 export interface AppDeps {
   config: Config;
   db: Db;
   logger?: FastifyServerOptions['logger'];
+  /** Defaults to the store the configuration names (createBlobStore), closed with the app. */
+  blobs?: BlobStore;
 }
 
 const REQUEST_ID = /^[\w.:@-]{1,128}$/;
 
 /** Builds the HTTP API: shared conventions first (src/http), then every feature's routes. */
-export async function buildApp({ config, db, logger }: AppDeps): Promise<App> {
+export async function buildApp({ config, db, logger, blobs: givenBlobs }: AppDeps): Promise<App> {
   const app = Fastify({
     logger: logger ?? { level: config.logLevel },
     // An incoming X-Request-Id is kept when it is sane, so callers can trace a request end to end.
@@ -91,6 +104,10 @@ export async function buildApp({ config, db, logger }: AppDeps): Promise<App> {
     }
   });
 
+  const blobs = givenBlobs ?? await createBlobStore(config, db);
+  if (!givenBlobs) app.addHook('onClose', async () => blobs.close());
+  app.decorate('blobs', blobs);
+
   const eventLog = new EventLog();
   const workspaces = new WorkspacesService(db, eventLog);
   const users = new UsersService(db, authenticator, eventLog);
@@ -105,6 +122,7 @@ export async function buildApp({ config, db, logger }: AppDeps): Promise<App> {
   projectRoutes(app, projects);
   webhookRoutes(app, webhooks);
   eventRoutes(app, events);
+  fileRoutes(app, new FilesService(blobs));
 
   app.addHook('onClose', async () => rateLimiter.stop());
   return app;

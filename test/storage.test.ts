@@ -322,21 +322,38 @@ for (const open of [fileDriver, s3Driver]) {
 }
 
 describe('signed URL expiry steps', () => {
-  it('signs the same URL within a 5-minute step when it lives 10 minutes or more', () => {
+  it('signs the same URL within a 5-minute step when it lives 10 minutes or more', async () => {
     let now = Date.UTC(2026, 10, 21, 10, 0, 30);
     const s = new UrlSigner(crypto.randomBytes(32), 'http://x.test', () => now);
     const key = newBlobKey('photos');
-    const a = s.url(key, { expiresInSeconds: 3600 });
+    const a = await s.url(key, { expiresInSeconds: 3600 });
     now += 60_000;
-    assert.equal(s.url(key, { expiresInSeconds: 3600 }), a);
+    assert.equal(await s.url(key, { expiresInSeconds: 3600 }), a);
     assert.equal(new URL(a).searchParams.get('expires'), String(Date.UTC(2026, 10, 21, 11, 0, 0) / 1000));
     now += 300_000;
-    assert.notEqual(s.url(key, { expiresInSeconds: 3600 }), a);
-    const short = s.url(key, { expiresInSeconds: 60 });
+    assert.notEqual(await s.url(key, { expiresInSeconds: 3600 }), a);
+    const short = await s.url(key, { expiresInSeconds: 60 });
     assert.equal(new URL(short).searchParams.get('expires'), String(Math.floor(now / 1000) + 60));
-    for (const bad of [0, -1, 1.5, 8 * 24 * 3600]) assert.throws(() => s.url(key, { expiresInSeconds: bad }), /expiresInSeconds/);
-    assert.throws(() => s.url(key, { expiresInSeconds: 60, filename: 'a/b' }), /filename/);
+    for (const bad of [0, -1, 1.5, 8 * 24 * 3600]) await assert.rejects(s.url(key, { expiresInSeconds: bad }), /expiresInSeconds/);
+    await assert.rejects(s.url(key, { expiresInSeconds: 60, filename: 'a/b' }), /filename/);
     assert.throws(() => new UrlSigner(Buffer.alloc(16), 'http://x.test'), /32 bytes/);
+  });
+
+  it('reads a lazily loaded secret once, and again after a failed load', async () => {
+    let loads = 0;
+    const secret = crypto.randomBytes(32);
+    const s = new UrlSigner(async () => {
+      if (++loads === 1) throw new Error('database down');
+      return secret;
+    }, 'http://x.test');
+    const key = newBlobKey('photos');
+    await assert.rejects(s.url(key, { expiresInSeconds: 60 }), /database down/);
+    const url = new URL(await s.url(key, { expiresInSeconds: 60 }));
+    const check = await s.verify(key, { expires: Number(url.searchParams.get('expires')), sig: url.searchParams.get('sig')! });
+    assert.equal(check.ok, true);
+    assert.equal(loads, 2);
+    const same = new UrlSigner(secret, 'http://x.test');
+    assert.equal((await same.verify(key, { expires: Number(url.searchParams.get('expires')), sig: url.searchParams.get('sig')! })).ok, true);
   });
 });
 

@@ -6,12 +6,13 @@ import { UrlSigner } from './url-signer.ts';
 import { loadUrlSigningSecret } from './url-signing.repository.ts';
 
 /**
- * The blob store the configuration asks for, with the URL signer every process shares. For S3 it
+ * The blob store the configuration asks for, with the URL signer every process shares (its secret
+ * is read from the database on first use, not here). For S3 it
  * checks the bucket at once, so a wrong bucket, endpoint or credential stops start-up with a clear
  * message instead of failing the first upload. The AWS SDK is loaded only when S3 is configured.
  */
 export async function createBlobStore(config: Config, db: Db, options: { now?: () => number } = {}): Promise<BlobStore> {
-  const urlSigner = new UrlSigner(await loadUrlSigningSecret(db, config.urlSigningSecret), config.publicUrl, options.now);
+  const urlSigner = new UrlSigner(() => loadUrlSigningSecret(db, config.urlSigningSecret), config.publicUrl, options.now);
   const storage = config.storage;
   if (storage.driver === 'file') return new FileBlobStore(storage.directory, urlSigner, options.now);
 

@@ -16,6 +16,9 @@ export type FileUrlCheck =
   | { ok: true; expires: number; disposition?: 'inline' | 'attachment'; filename?: string; contentType?: string }
   | { ok: false; code: 'invalid_signature' | 'url_expired' };
 
+/** The signing secret, or how to get it (read once, on first use: building the app touches no database). */
+export type SecretSource = Buffer | (() => Promise<Buffer>);
+
 /**
  * Signs the URLs this API serves itself: `<public URL>/v1/files/<key>?expires=<unix s>[&disposition=…]
  * [&filename=…][&type=…]&sig=<base64url HMAC-SHA256>`. The MAC covers the key, the expiry and every
@@ -23,31 +26,34 @@ export type FileUrlCheck =
  * shares (see loadUrlSigningSecret), so any process verifies what any other signed.
  */
 export class UrlSigner {
+  private secret: Promise<Buffer> | null = null;
+
   constructor(
-    private readonly secret: Buffer,
+    private readonly source: SecretSource,
     private readonly publicUrl: string,
     private readonly now: () => number = Date.now,
   ) {
-    if (secret.length < 32) throw new Error('The URL signing secret must be at least 32 bytes');
+    if (Buffer.isBuffer(source)) this.secret = Promise.resolve(checkSecret(source));
   }
 
-  url(key: string, options: SignedUrlOptions): string {
+  async url(key: string, options: SignedUrlOptions): Promise<string> {
     assertBlobKey(key);
     checkSignedUrlOptions(options);
+    const secret = await this.key();
     const expires = signingTime(this.now(), options.expiresInSeconds) + options.expiresInSeconds;
     const disposition = options.disposition ?? (options.filename !== undefined ? 'inline' : undefined);
     const query = new URLSearchParams({ expires: String(expires) });
     if (disposition) query.set('disposition', disposition);
     if (options.filename !== undefined) query.set('filename', options.filename);
     if (options.contentType !== undefined) query.set('type', options.contentType);
-    query.set('sig', this.mac(key, expires, disposition, options.filename, options.contentType).toString('base64url'));
+    query.set('sig', mac(secret, key, expires, disposition, options.filename, options.contentType).toString('base64url'));
     return `${this.publicUrl}/v1/files/${key}?${query.toString().replace(/\+/g, '%20')}`;
   }
 
   /** Checks a URL's signature first (in constant time), then its expiry. */
-  verify(key: string, query: FileUrlQuery): FileUrlCheck {
+  async verify(key: string, query: FileUrlQuery): Promise<FileUrlCheck> {
     const given = Buffer.from(query.sig, 'base64url');
-    const expected = this.mac(key, query.expires, query.disposition, query.filename, query.type);
+    const expected = mac(await this.key(), key, query.expires, query.disposition, query.filename, query.type);
     // Buffer.from(…, 'base64url') skips junk; re-encoding must give back exactly what was sent.
     if (given.length !== expected.length || given.toString('base64url') !== query.sig || !crypto.timingSafeEqual(given, expected)) {
       return { ok: false, code: 'invalid_signature' };
@@ -56,8 +62,22 @@ export class UrlSigner {
     return { ok: true, expires: query.expires, disposition: query.disposition, filename: query.filename, contentType: query.type };
   }
 
-  private mac(key: string, expires: number, disposition?: string, filename?: string, type?: string): Buffer {
-    const message = JSON.stringify(['jobsite-file-url-v1', key, expires, disposition ?? null, filename ?? null, type ?? null]);
-    return crypto.createHmac('sha256', this.secret).update(message).digest();
+  /** Loads the secret once; a failed load (database down) is retried on the next use. */
+  private key(): Promise<Buffer> {
+    this.secret ??= (this.source as () => Promise<Buffer>)().then(checkSecret, (err: unknown) => {
+      this.secret = null;
+      throw err;
+    });
+    return this.secret;
   }
+}
+
+function checkSecret(secret: Buffer): Buffer {
+  if (secret.length < 32) throw new Error('The URL signing secret must be at least 32 bytes');
+  return secret;
+}
+
+function mac(secret: Buffer, key: string, expires: number, disposition?: string, filename?: string, type?: string): Buffer {
+  const message = JSON.stringify(['jobsite-file-url-v1', key, expires, disposition ?? null, filename ?? null, type ?? null]);
+  return crypto.createHmac('sha256', secret).update(message).digest();
 }
