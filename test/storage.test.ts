@@ -321,6 +321,29 @@ for (const open of [fileDriver, s3Driver]) {
   });
 }
 
+describe('file driver housekeeping', () => {
+  it('removes temporary files a crashed process left behind, and nothing else', async () => {
+    const root = await fs.mkdtemp(path.join(os.tmpdir(), 'jobsite-blobs-'));
+    try {
+      const store = new FileBlobStore(root, signer);
+      const key = store.newKey('photos');
+      await store.put(key, Readable.from([Buffer.from('keep me')]), { contentType: 'image/jpeg' });
+      const dir = path.join(root, path.dirname(key));
+      const stale = path.join(dir, `.tmp-${path.basename(key)}-0123456789ab`);
+      const fresh = path.join(dir, `.tmp-${path.basename(key)}-ba9876543210`);
+      await fs.writeFile(stale, 'half an upload');
+      await fs.writeFile(fresh, 'an upload in progress');
+      const twoDaysAgo = new Date(Date.now() - 48 * 3600_000);
+      await fs.utimes(stale, twoDaysAgo, twoDaysAgo);
+      assert.equal(await store.removeStaleTemporaryFiles(), 1);
+      assert.deepEqual((await fs.readdir(dir)).sort(), [path.basename(fresh), path.basename(key), `${path.basename(key)}.meta.json`].sort());
+      assert.equal(await new FileBlobStore(path.join(root, 'nothing-here'), signer).removeStaleTemporaryFiles(), 0);
+    } finally {
+      await fs.rm(root, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('signed URL expiry steps', () => {
   it('signs the same URL within a 5-minute step when it lives 10 minutes or more', async () => {
     let now = Date.UTC(2026, 10, 21, 10, 0, 30);

@@ -144,6 +144,31 @@ export class FileBlobStore implements BlobStore {
 
   async close(): Promise<void> {}
 
+  /**
+   * Removes temporary files older than `maxAgeMs` that a crashed process left behind (a failed put
+   * removes its own). Puts write into the current month's directories, so this month's and last
+   * month's are all that need a look; run it daily. Returns how many files it removed.
+   */
+  async removeStaleTemporaryFiles(maxAgeMs = 24 * 3600_000): Promise<number> {
+    const now = new Date(this.now());
+    const months = [now, new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1))]
+      .map((d) => path.join(String(d.getUTCFullYear()), String(d.getUTCMonth() + 1).padStart(2, '0')));
+    const kinds = await fs.readdir(this.directory).catch((err: unknown) => (isMissing(err) ? [] : Promise.reject(err)));
+    let removed = 0;
+    for (const dir of kinds.flatMap((kind) => months.map((month) => path.join(this.directory, kind, month)))) {
+      const names = await fs.readdir(dir).catch((err: unknown) => (isMissing(err) ? [] : Promise.reject(err)));
+      for (const name of names.filter((n) => n.startsWith(TEMP_PREFIX))) {
+        const file = path.join(dir, name);
+        const stat = await fs.stat(file).catch(() => null);
+        if (stat && this.now() - stat.mtimeMs > maxAgeMs) {
+          await fs.rm(file, { force: true });
+          removed++;
+        }
+      }
+    }
+    return removed;
+  }
+
   /** The only way from a key to a path: anything not shaped like a generated key is refused here. */
   private pathOf(key: string): string {
     assertBlobKey(key);

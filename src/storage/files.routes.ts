@@ -34,12 +34,12 @@ const problem = (description: string) => ({
 
 const bytes = { type: 'string', format: 'binary' };
 const objectHeaders = {
-  'Content-Type': { schema: { type: 'string' }, description: 'The type stored with the object (or the signed `type`).' },
-  'Content-Length': { schema: { type: 'integer' } },
-  ETag: { schema: { type: 'string' }, description: 'Strong: the object\'s SHA-256 in quotes.' },
-  'Cache-Control': { schema: { type: 'string' }, description: '`private, max-age=<seconds until the link expires>`.' },
-  'Accept-Ranges': { schema: { type: 'string', const: 'bytes' } },
-  'Content-Disposition': { schema: { type: 'string' }, description: 'When the link names a file name or disposition.' },
+  'Content-Type': { type: 'string', description: 'The type stored with the object (or the signed `type`).' },
+  'Content-Length': { type: 'integer' },
+  ETag: { type: 'string', description: 'Strong: the object\'s SHA-256 in quotes.' },
+  'Cache-Control': { type: 'string', description: '`private, max-age=<seconds until the link expires>`.' },
+  'Accept-Ranges': { type: 'string', const: 'bytes' },
+  'Content-Disposition': { type: 'string', description: 'When the link names a file name or disposition.' },
 };
 
 /**
@@ -68,7 +68,7 @@ export function fileRoutes(app: App, files: FilesService): void {
         200: { description: 'The object.', headers: objectHeaders, content: { '*/*': { schema: bytes } } },
         206: {
           description: 'The byte range asked for.',
-          headers: { ...objectHeaders, 'Content-Range': { schema: { type: 'string' }, description: '`bytes <first>-<last>/<size>`.' } },
+          headers: { ...objectHeaders, 'Content-Range': { type: 'string', description: '`bytes <first>-<last>/<size>`.' } },
           content: { '*/*': { schema: bytes } },
         },
         304: { description: 'Not modified: `If-None-Match` matched the `ETag`.', type: 'null' },
