@@ -111,6 +111,11 @@ export class WebhookDispatcher {
   private pollTimer: NodeJS.Timeout | null = null;
   private reconnectTimer: NodeJS.Timeout | null = null;
   private listener: pg.Client | null = null;
+  /**
+   * Failures take a transaction each, on the process's shared pool: at most a few at once, so a
+   * burst of them (a receiver that is down) cannot take every connection from the API.
+   */
+  private readonly failures = new Limiter(4);
   private readonly successes = new SuccessBatcher((records) => this.repo.recordSuccesses(this.db, records, this.clock.now()));
 
   constructor(private readonly deps: DispatcherDeps, options: DispatcherOptions = {}) {
@@ -317,14 +322,14 @@ export class WebhookDispatcher {
 
   private async deliver(d: ClaimedDelivery): Promise<void> {
     if (!d.enabled || !d.url || !d.secret) {
-      await this.repo.failUnsent(this.db, d.id, this.clock.now());
+      await this.failures.run(() => this.repo.failUnsent(this.db, d.id, this.clock.now()));
       return;
     }
     const outcome = await this.send(d);
     if (outcome.ok) {
       await this.successes.add(outcome.record);
     } else {
-      await this.recordFailure(d, outcome);
+      await this.failures.run(() => this.recordFailure(d, outcome));
     }
   }
 
@@ -452,6 +457,26 @@ class SuccessBatcher {
       }
     } finally {
       this.writing = null;
+    }
+  }
+}
+
+/** Runs at most `max` tasks at once; the others wait their turn in order. */
+class Limiter {
+  private active = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(private readonly max: number) {}
+
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.active >= this.max) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    else this.active++;
+    try {
+      return await task();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next(); // the slot passes straight to the next task
+      else this.active--;
     }
   }
 }
