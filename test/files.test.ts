@@ -280,6 +280,14 @@ describe('GET /v1/files/… (file driver)', () => {
       const res2 = await leaky.app.inject({ method: 'GET', url: `/v1/files/${key.split('/').map(encodeURIComponent).join('/')}?expires=${expires}&sig=${sig}` });
       assert.equal(res2.statusCode, 404, res2.body);
       assert.doesNotMatch(res2.body, /do not serve/);
+
+      // Nor can it make the server send a header of its choosing.
+      const real = await putBytes(leaky, Buffer.from('x'));
+      const type = 'text/html\r\nset-cookie: a=b';
+      const typeSig = crypto.createHmac('sha256', secret).update(JSON.stringify(['jobsite-file-url-v1', real, expires, null, null, type])).digest('base64url');
+      const res3 = await leaky.app.inject({ method: 'GET', url: `/v1/files/${real}?expires=${expires}&type=${encodeURIComponent(type)}&sig=${typeSig}` });
+      assert.equal(res3.statusCode, 403);
+      assert.equal(res3.headers['set-cookie'], undefined);
     } finally {
       await leaky.close();
     }

@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { isFilename, isMediaType } from './headers.ts';
 import { assertBlobKey } from './keys.ts';
 import { checkSignedUrlOptions, signingTime } from './metered.ts';
 import type { SignedUrlOptions } from './blob-store.ts';
@@ -56,6 +57,10 @@ export class UrlSigner {
     const expected = mac(await this.key(), key, query.expires, query.disposition, query.filename, query.type);
     // Buffer.from(…, 'base64url') skips junk; re-encoding must give back exactly what was sent.
     if (given.length !== expected.length || given.toString('base64url') !== query.sig || !crypto.timingSafeEqual(given, expected)) {
+      return { ok: false, code: 'invalid_signature' };
+    }
+    // Never signed by url(), so only a leaked secret could have: refuse rather than send it as a header.
+    if ((query.type !== undefined && !isMediaType(query.type)) || (query.filename !== undefined && !isFilename(query.filename))) {
       return { ok: false, code: 'invalid_signature' };
     }
     if (query.expires * 1000 <= this.now()) return { ok: false, code: 'url_expired' };
