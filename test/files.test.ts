@@ -117,7 +117,9 @@ for (const driver of ['file', 's3'] as const) {
       }
     });
 
-    it('are refused with 403 when changed in any part', { skip: driver === 's3' && 's3rver does not verify SigV4 signatures; S3 itself refuses altered presigned URLs' }, async () => {
+    // Only for our own signatures: s3rver does not verify SigV4, so against it this could only
+    // test the fake (real S3 refuses altered presigned URLs). Expiry is tested for both drivers above.
+    if (driver === 'file') it('are refused with 403 when changed in any part', async () => {
       const key = await putBytes(t, Buffer.from('private'));
       const other = await putBytes(t, Buffer.from('also private'));
       const url = await t.app.blobs.signedUrl(key, { expiresInSeconds: 600, filename: 'a.jpg' });
