@@ -1,0 +1,311 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { after, before, describe, it } from 'node:test';
+import Ajv from 'ajv';
+import sharp from 'sharp';
+import { AnnotationShapes, annotationsSvg, MAX_PATH_POINTS, MAX_SHAPES } from '../src/features/photos/photos.annotations.ts';
+import {
+  HEADER_PREFIX_BYTES, MediaError, makeVariants, readExif, readImageHeader, renderAnnotated, sniffImageType,
+} from '../src/features/photos/photos.media.ts';
+import * as img from './fixtures/images.ts';
+
+let dir: string;
+before(async () => {
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'jobsite-media-'));
+});
+after(async () => {
+  await fs.rm(dir, { recursive: true, force: true });
+});
+
+async function writeTmp(name: string, data: Buffer): Promise<string> {
+  const p = path.join(dir, name);
+  await fs.writeFile(p, data);
+  return p;
+}
+
+async function rejectsWith(p: Promise<unknown>, reason: string): Promise<MediaError> {
+  try {
+    await p;
+  } catch (err) {
+    assert.ok(err instanceof MediaError, `expected a MediaError, got ${String(err)}`);
+    assert.equal(err.reason, reason, err.message);
+    assert.ok(err.message.length > 10);
+    return err;
+  }
+  assert.fail(`expected a MediaError(${reason})`);
+}
+
+describe('sniffImageType', () => {
+  it('recognises JPEG, PNG, WebP and HEIC from their first bytes', async () => {
+    assert.equal(sniffImageType(await img.smallJpeg()), 'image/jpeg');
+    assert.equal(sniffImageType(await img.png()), 'image/png');
+    assert.equal(sniffImageType(await img.webp()), 'image/webp');
+    assert.equal(sniffImageType(img.pngBomb(1000).subarray(0, 16)), 'image/png');
+    for (const brand of ['heic', 'heix', 'hevc', 'heim', 'heis', 'hevm', 'hevs', 'mif1', 'msf1']) {
+      const b = Buffer.alloc(24);
+      b.writeUInt32BE(24, 0);
+      b.write('ftyp', 4, 'latin1');
+      b.write(brand, 8, 'latin1');
+      assert.equal(sniffImageType(b), 'image/heic', brand);
+    }
+    // A generic major brand with a HEIF compatible brand.
+    const b = Buffer.alloc(28);
+    b.writeUInt32BE(28, 0);
+    b.write('ftypxxxx\0\0\0\0isommif1heic', 4, 'latin1');
+    assert.equal(sniffImageType(b), 'image/heic');
+  });
+
+  it('refuses everything else', async () => {
+    assert.equal(sniffImageType(img.textFile()), null);
+    assert.equal(sniffImageType(Buffer.alloc(0)), null);
+    assert.equal(sniffImageType(Buffer.from([0xff, 0xd8])), null);
+    assert.equal(sniffImageType(Buffer.from('GIF89a\x01\x00\x01\x00', 'latin1')), null);
+    assert.equal(sniffImageType(Buffer.from('%PDF-1.7\n', 'latin1')), null);
+    // An MP4 (ftyp isom/mp42) is not a photo.
+    const mp4 = Buffer.alloc(24);
+    mp4.writeUInt32BE(24, 0);
+    mp4.write('ftypisom\0\0\x02\0isommp42', 4, 'latin1');
+    assert.equal(sniffImageType(mp4), null);
+    const riffWave = Buffer.from('RIFF\0\0\0\0WAVEfmt ', 'latin1');
+    assert.equal(sniffImageType(riffWave), null);
+    assert.equal(sniffImageType(await sharp({ create: { width: 4, height: 4, channels: 3, background: '#000' } }).gif().toBuffer()), null);
+  });
+});
+
+describe('readImageHeader', () => {
+  it('reads sizes of each format from a path or a buffer', async () => {
+    const jpeg = await img.jpegWithExif({}, 640, 480);
+    assert.deepEqual(await readImageHeader(jpeg), { width: 640, height: 480, pixels: 307_200, format: 'jpeg', bytesRead: jpeg.length });
+    const p = await writeTmp('h.png', await img.png(300, 200));
+    const h = await readImageHeader(p);
+    assert.equal(h.width, 300);
+    assert.equal(h.height, 200);
+    assert.equal(h.format, 'png');
+    assert.equal((await readImageHeader(await img.webp(30, 20))).pixels, 600);
+  });
+
+  it('reports the pixels of a decompression bomb without decoding it', async () => {
+    const bomb = img.pngBomb(20_000);
+    assert.ok(bomb.length < 200_000, `bomb is ${bomb.length} bytes`);
+    const p = await writeTmp('bomb.png', bomb);
+    global.gc?.();
+    const rssBefore = process.memoryUsage().rss;
+    const h = await readImageHeader(p);
+    const rssGrowth = process.memoryUsage().rss - rssBefore;
+    assert.equal(h.width, 20_000);
+    assert.equal(h.height, 20_000);
+    assert.equal(h.pixels, 400_000_000);
+    assert.ok(h.pixels > 100_000_000);
+    assert.ok(h.bytesRead <= bomb.length);
+    // Decoding would need 400 MB (1 byte per grey pixel) at the very least.
+    assert.ok(rssGrowth < 64 * 1024 * 1024, `RSS grew ${rssGrowth} bytes`);
+    // And a pipeline on it refuses before decoding.
+    await rejectsWith(makeVariants(p, { large: 2048 }), 'too_many_pixels');
+  });
+
+  it('reads only a prefix of a large file', async () => {
+    const big = await img.noisyJpeg(2000, 1500);
+    assert.ok(big.length > HEADER_PREFIX_BYTES);
+    const p = await writeTmp('big.jpg', big);
+    const h = await readImageHeader(p);
+    assert.equal(h.pixels, 3_000_000);
+    assert.equal(h.bytesRead, HEADER_PREFIX_BYTES);
+  });
+
+  it('refuses a text file and a non-photo format with a typed error', async () => {
+    await rejectsWith(readImageHeader(await writeTmp('t.jpg', img.textFile())), 'unsupported_format');
+    await rejectsWith(readImageHeader(img.textFile()), 'unsupported_format');
+    const gif = await sharp({ create: { width: 4, height: 4, channels: 3, background: '#000' } }).gif().toBuffer();
+    await rejectsWith(readImageHeader(gif), 'unsupported_format');
+  });
+});
+
+describe('readExif', () => {
+  it('round-trips capture time with offset, GPS, altitude and orientation', async () => {
+    const jpeg = await img.jpegWithExif({
+      dateTimeOriginal: '2024:05:06 07:08:09', offsetTimeOriginal: '+02:00',
+      lat: 48.8566, lon: -2.3522, altitude: 35.5, orientation: 6,
+    });
+    const e = await readExif(jpeg);
+    assert.equal(e.capturedAt?.toISOString(), '2024-05-06T05:08:09.000Z');
+    assert.ok(e.coordinates);
+    assert.ok(Math.abs(e.coordinates.lat - 48.8566) < 1e-5, String(e.coordinates.lat));
+    assert.ok(Math.abs(e.coordinates.lon - -2.3522) < 1e-5, String(e.coordinates.lon));
+    assert.equal(e.altitude, 35.5);
+    assert.equal(e.orientation, 6);
+    // From a path too.
+    assert.deepEqual(await readExif(await writeTmp('exif.jpg', jpeg)), e);
+  });
+
+  it('treats a time without an offset as UTC; southern/western hemispheres and below sea level', async () => {
+    const e = await readExif(await img.jpegWithExif({ dateTimeOriginal: '2023:12:31 23:59:58', lat: -33.8688, lon: 151.2093, altitude: -12 }));
+    assert.equal(e.capturedAt?.toISOString(), '2023-12-31T23:59:58.000Z');
+    assert.ok(Math.abs(e.coordinates!.lat - -33.8688) < 1e-5);
+    assert.ok(Math.abs(e.coordinates!.lon - 151.2093) < 1e-5);
+    assert.equal(e.altitude, -12);
+    assert.equal(e.orientation, 1); // libvips writes Orientation 1 whenever it writes EXIF
+  });
+
+  it('gives nulls for images without EXIF, garbage and corrupt EXIF blocks, never throws', async () => {
+    const none = { capturedAt: null, coordinates: null, altitude: null, orientation: null };
+    assert.deepEqual(await readExif(await img.png()), none);
+    assert.deepEqual(await readExif(await img.smallJpeg()), none);
+    assert.deepEqual(await readExif(img.textFile()), none);
+    assert.deepEqual(await readExif(Buffer.alloc(0)), none);
+    // A JPEG whose APP1 Exif block is garbage after its header.
+    const good = await img.jpegWithExif({ dateTimeOriginal: '2024:05:06 07:08:09', lat: 1, lon: 2 });
+    const app1 = good.indexOf(Buffer.from('Exif\0\0', 'latin1'));
+    assert.ok(app1 > 0);
+    const corrupt = Buffer.from(good);
+    for (let i = app1 + 6; i < app1 + 200 && i < corrupt.length; i++) corrupt[i] = (i * 37) & 0xff;
+    const e = await readExif(corrupt);
+    assert.equal(typeof e, 'object');
+    // A bad date string gives a null date.
+    const badDate = await readExif(await img.jpegWithExif({ dateTimeOriginal: '0000:00:00 00:00:00' }));
+    assert.equal(badDate.capturedAt, null);
+  });
+});
+
+describe('makeVariants', () => {
+  it('makes JPEG variants no larger than asked and reports the original size', async () => {
+    const p = await writeTmp('v.jpg', await img.noisyJpeg(3000, 2000));
+    const r = await makeVariants(p, { large: 2048, thumbnail: 320 });
+    assert.equal(r.width, 3000);
+    assert.equal(r.height, 2000);
+    assert.deepEqual([r.variants.large.width, r.variants.large.height], [2048, 1365]);
+    assert.deepEqual([r.variants.thumbnail.width, r.variants.thumbnail.height], [320, 213]);
+    for (const v of Object.values(r.variants)) {
+      assert.equal(v.contentType, 'image/jpeg');
+      assert.equal(sniffImageType(v.data), 'image/jpeg');
+      const m = await sharp(v.data).metadata();
+      assert.equal(m.width, v.width);
+      assert.equal(m.height, v.height);
+      assert.equal(m.isProgressive, true);
+      assert.equal(m.exif, undefined, 'metadata stripped');
+    }
+  });
+
+  it('auto-rotates by EXIF orientation: orientation 6 comes out portrait, red on top', async () => {
+    const r = await makeVariants(await img.rotatedJpeg(800, 400), { large: 2048, thumbnail: 320 });
+    assert.equal(r.width, 400);
+    assert.equal(r.height, 800);
+    assert.deepEqual([r.variants.large.width, r.variants.large.height], [400, 800]);
+    assert.deepEqual([r.variants.thumbnail.width, r.variants.thumbnail.height], [160, 320]);
+    const { data, info } = await sharp(r.variants.large.data).raw().toBuffer({ resolveWithObject: true });
+    const px = (x: number, y: number) => [...data.subarray((y * info.width + x) * info.channels, (y * info.width + x) * info.channels + 3)];
+    const top = px(200, 100), bottom = px(200, 700);
+    assert.ok(top[0]! > 200 && top[2]! < 60, `top ${top}`);
+    assert.ok(bottom[2]! > 200 && bottom[0]! < 60, `bottom ${bottom}`);
+    const m = await sharp(r.variants.large.data).metadata();
+    assert.ok(m.orientation === undefined || m.orientation === 1);
+  });
+
+  it('never upscales a small image; accepts a stream, a PNG and a WebP', async () => {
+    const r = await makeVariants(Readable.from([await img.smallJpeg(100, 60)]), { large: 2048, thumbnail: 320 });
+    assert.deepEqual([r.width, r.height], [100, 60]);
+    assert.deepEqual([r.variants.large.width, r.variants.large.height], [100, 60]);
+    assert.deepEqual([r.variants.thumbnail.width, r.variants.thumbnail.height], [100, 60]);
+    const p = await makeVariants(await img.png(1000, 500), { thumbnail: 320 });
+    assert.deepEqual([p.variants.thumbnail.width, p.variants.thumbnail.height], [320, 160]);
+    const w = await makeVariants(await img.webp(500, 1000), { thumbnail: 320 });
+    assert.deepEqual([w.variants.thumbnail.width, w.variants.thumbnail.height], [160, 320]);
+  });
+
+  it('fails with typed errors for a truncated JPEG, a text file, too many pixels and a broken stream', async () => {
+    await rejectsWith(makeVariants(await img.truncatedJpeg(), { large: 2048, thumbnail: 320 }), 'corrupt_image');
+    await rejectsWith(makeVariants(await writeTmp('cut.jpg', await img.truncatedJpeg()), { large: 2048 }), 'corrupt_image');
+    await rejectsWith(makeVariants(await writeTmp('text.jpg', img.textFile()), { large: 2048 }), 'unsupported_format');
+    await rejectsWith(makeVariants(Readable.from([img.textFile()]), { large: 2048 }), 'unsupported_format');
+    await rejectsWith(makeVariants(await img.png(1000, 1000), { large: 2048 }, { maxPixels: 500_000 }), 'too_many_pixels');
+    const broken = new Readable({ read() { this.destroy(new Error('connection reset')); } });
+    await assert.rejects(makeVariants(broken, { large: 2048 }), MediaError);
+  });
+});
+
+describe('renderAnnotated', () => {
+  it('renders shapes over the rotated, shrunk photo as a JPEG: a red rectangle is red where drawn', async () => {
+    const white = await sharp({ create: { width: 4000, height: 3000, channels: 3, background: '#ffffff' } }).jpeg().toBuffer();
+    const out = await renderAnnotated(white, [
+      { type: 'rectangle', x: 0.25, y: 0.25, w: 0.5, h: 0.5, color: '#ff0000', width: 0.01 },
+      { type: 'arrow', x1: 0.1, y1: 0.9, x2: 0.2, y2: 0.8, color: '#0000ff', width: 0.005 },
+      { type: 'line', x1: 0, y1: 0, x2: 0.1, y2: 0.1, color: '#00ff00', width: 0.005 },
+      { type: 'ellipse', x: 0.8, y: 0.8, w: 0.1, h: 0.1, color: '#123456', width: 0.003 },
+      { type: 'path', points: [[0.9, 0.1], [0.95, 0.15], [0.9, 0.2]], color: '#654321', width: 0.004 },
+      { type: 'text', x: 0.3, y: 0.1, text: '<script>&"\'</script> Crack here', color: '#000000', size: 0.03 },
+    ], { maxSide: 2048 });
+    assert.equal(out.contentType, 'image/jpeg');
+    assert.deepEqual([out.width, out.height], [2048, 1536]);
+    const m = await sharp(out.data).metadata();
+    assert.equal(m.format, 'jpeg');
+    assert.deepEqual([m.width, m.height], [2048, 1536]);
+    const { data, info } = await sharp(out.data).raw().toBuffer({ resolveWithObject: true });
+    const px = (x: number, y: number) => [...data.subarray((y * info.width + x) * info.channels, (y * info.width + x) * info.channels + 3)];
+    // Left edge of the rectangle at x = 512, halfway down; its stroke is ~20 px wide.
+    const edge = px(512, 768);
+    assert.ok(edge[0]! > 200 && edge[1]! < 60 && edge[2]! < 60, `edge ${edge}`);
+    const topEdge = px(1024, 384);
+    assert.ok(topEdge[0]! > 200 && topEdge[1]! < 60 && topEdge[2]! < 60, `top edge ${topEdge}`);
+    const inside = px(1024, 768);
+    assert.ok(inside.every((c) => c > 230), `inside ${inside}`);
+  });
+
+  it('follows the EXIF orientation and refuses a broken input with a typed error', async () => {
+    const out = await renderAnnotated(await img.rotatedJpeg(800, 400), [], { maxSide: 2048 });
+    assert.deepEqual([out.width, out.height], [400, 800]);
+    await rejectsWith(renderAnnotated(img.textFile(), []), 'unsupported_format');
+  });
+
+  it('escapes text for SVG', () => {
+    const svg = annotationsSvg([{ type: 'text', x: 0, y: 0.5, text: '</text><image href="file:///etc/passwd"/>&', color: '#ffffff', size: 0.1 }], 100, 100);
+    assert.ok(!svg.includes('<image'));
+    assert.ok(svg.includes('&lt;/text&gt;&lt;image href=&quot;file:///etc/passwd&quot;/&gt;&amp;'));
+  });
+});
+
+describe('AnnotationShapes schema', () => {
+  const validate = new Ajv.default({ allErrors: true, strict: false }).compile(AnnotationShapes);
+  const rect = { type: 'rectangle', x: 0.1, y: 0.1, w: 0.2, h: 0.2, color: '#ff0000', width: 0.01 };
+
+  it('accepts every shape kind and an empty list', () => {
+    assert.ok(validate({ shapes: [] }));
+    assert.ok(validate({
+      shapes: [
+        rect,
+        { type: 'ellipse', x: 0, y: 0, w: 1, h: 1, color: '#ABCDEF', width: 0.2 },
+        { type: 'arrow', x1: 0, y1: 0, x2: 1, y2: 1, color: '#000000', width: 0.001 },
+        { type: 'line', x1: 0, y1: 0, x2: 1, y2: 1, color: '#000000', width: 0.001 },
+        { type: 'path', points: [[0, 0], [1, 1]], color: '#000000', width: 0.01 },
+        { type: 'text', x: 0.5, y: 0.5, text: 'Crack — fix by Friday', color: '#ffffff', size: 0.05 },
+      ],
+    }), JSON.stringify(validate.errors));
+  });
+
+  it('refuses bad shapes', () => {
+    const bad: unknown[] = [
+      {},
+      { shapes: [rect], extra: 1 },
+      { shapes: [{ ...rect, extra: true }] },
+      { shapes: [{ ...rect, type: 'star' }] },
+      { shapes: [{ ...rect, x: 1.5 }] },
+      { shapes: [{ ...rect, y: -0.1 }] },
+      { shapes: [{ ...rect, color: 'red' }] },
+      { shapes: [{ ...rect, color: '#ff000' }] },
+      { shapes: [{ ...rect, width: 0 }] },
+      { shapes: [{ ...rect, width: 5 }] },
+      { shapes: [{ ...rect, x: '0.1' }] },
+      { shapes: [{ type: 'path', points: [[0, 0]], color: '#000000', width: 0.01 }] },
+      { shapes: [{ type: 'path', points: [[0, 0, 0], [1, 1]], color: '#000000', width: 0.01 }] },
+      { shapes: [{ type: 'path', points: Array.from({ length: MAX_PATH_POINTS + 1 }, () => [0.5, 0.5]), color: '#000000', width: 0.01 }] },
+      { shapes: [{ type: 'text', x: 0, y: 0, text: '', color: '#000000', size: 0.1 }] },
+      { shapes: [{ type: 'text', x: 0, y: 0, text: 'x'.repeat(501), color: '#000000', size: 0.1 }] },
+      { shapes: [{ type: 'text', x: 0, y: 0, text: 'bell\u0007', color: '#000000', size: 0.1 }] },
+      { shapes: [{ type: 'text', x: 0, y: 0, text: 'no size', color: '#000000' }] },
+      { shapes: Array.from({ length: MAX_SHAPES + 1 }, () => rect) },
+    ];
+    for (const b of bad) assert.equal(validate(b), false, JSON.stringify(b).slice(0, 200));
+    assert.ok(validate({ shapes: Array.from({ length: MAX_SHAPES }, () => rect) }));
+  });
+});
