@@ -210,6 +210,9 @@ describe('makeVariants', () => {
     assert.deepEqual([r.variants.thumbnail.width, r.variants.thumbnail.height], [100, 60]);
     const p = await makeVariants(await img.png(1000, 500), { thumbnail: 320 });
     assert.deepEqual([p.variants.thumbnail.width, p.variants.thumbnail.height], [320, 160]);
+    const clear = await makeVariants(await img.png(50, 50, '#ff000000'), { thumbnail: 320 });
+    const { data } = await sharp(clear.variants.thumbnail.data).raw().toBuffer({ resolveWithObject: true });
+    assert.ok(data[0]! > 240 && data[1]! > 240 && data[2]! > 240, `transparent became ${[...data.subarray(0, 3)]}, not white`);
     const w = await makeVariants(await img.webp(500, 1000), { thumbnail: 320 });
     assert.deepEqual([w.variants.thumbnail.width, w.variants.thumbnail.height], [160, 320]);
   });

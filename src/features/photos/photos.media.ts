@@ -290,6 +290,7 @@ export async function makeVariants<K extends string>(
     if (!Number.isInteger(size) || size < 1) throw new TypeError(`makeVariants: bad size ${size}`);
   }
   const biggest = Math.max(...entries.map(([, s]) => s));
+  let hevc = false;
   try {
     const img = open(await settle(input), maxPixels);
     const meta = await img.metadata();
@@ -299,14 +300,15 @@ export async function makeVariants<K extends string>(
     if (meta.width * meta.height > maxPixels) {
       throw new MediaError('too_many_pixels', `making variants: ${meta.width} × ${meta.height} is more than ${maxPixels} pixels`);
     }
+    hevc = meta.format === 'heif' && meta.compression === 'hevc';
     const swap = (meta.orientation ?? 1) >= 5;
     const width = swap ? meta.height : meta.width;
     const height = swap ? meta.width : meta.height;
     const { data: raw, info } = await img
       .rotate()
       .resize({ width: biggest, height: biggest, fit: 'inside', withoutEnlargement: true })
+      .flatten({ background: '#ffffff' }) // transparent PNG/WebP areas become white, not black
       .toColourspace('srgb')
-      .removeAlpha()
       .raw()
       .toBuffer({ resolveWithObject: true });
     const rawOptions = { raw: { width: info.width, height: info.height, channels: info.channels } };
@@ -319,6 +321,10 @@ export async function makeVariants<K extends string>(
     }));
     return { width, height, variants: out };
   } catch (err) {
+    if (hevc && !(err instanceof MediaError)) {
+      // sharp's prebuilt libvips reads the HEIF container but decodes only AVIF, not HEVC.
+      throw new MediaError('unsupported_format', 'making variants: this server cannot decode HEIC (HEVC) photos', { cause: err });
+    }
     throw toMediaError(err, 'making variants');
   }
 }
@@ -341,8 +347,8 @@ export async function renderAnnotated(
     const { data: raw, info } = await open(await settle(input), maxPixels)
       .rotate()
       .resize({ width: maxSide, height: maxSide, fit: 'inside', withoutEnlargement: true })
+      .flatten({ background: '#ffffff' }) // transparent PNG/WebP areas become white, not black
       .toColourspace('srgb')
-      .removeAlpha()
       .raw()
       .toBuffer({ resolveWithObject: true });
     const svg = Buffer.from(annotationsSvg(shapes, info.width, info.height));
