@@ -446,7 +446,8 @@ describe('webhook delivery', () => {
     });
     await eventually('the slow endpoint to hold its share', () => open === 32);
     const id = await ping(ws, fast);
-    assert.equal((await settled(id, 1)).status, 'succeeded');
+    const pinged = await settled(id, 1);
+    assert.equal(pinged.status, 'succeeded', `ping delivery: ${JSON.stringify({ ...pinged, attempts: await attempts(id) })}`);
     assert.equal(maxOpen, 32, '128 slots, at most 32 per endpoint');
 
     answer = true;

@@ -143,7 +143,10 @@ export class WebhookDispatcher {
     this.random = options.random ?? Math.random;
     this.agent = createGuardedAgent({
       allow: parseAllowList(deps.config.webhookAllowPrivate),
-      connectionsPerOrigin: this.maxPerEndpoint,
+      // Per origin, not per endpoint: several endpoints may share a host, so the pool must never be
+      // what queues a request (the per-endpoint cap is enforced above it). Twice the slots leaves
+      // room for sockets of timed-out requests that are still closing.
+      connectionsPerOrigin: 2 * this.maxInFlight,
       connectTimeoutMs: this.timeoutMs,
     });
     this.userAgent = `Jobsite-Webhooks/${VERSION} (+${deps.config.publicUrl})`;
