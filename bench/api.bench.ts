@@ -10,31 +10,15 @@
  *   BENCH_SECONDS=10 (per measurement)  BENCH_CONNECTIONS=50
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import crypto from 'node:crypto';
-import fs from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
-import path from 'node:path';
 import autocannon from 'autocannon';
-import pg from 'pg';
-import { startEmbeddedPostgres } from '../src/db/embedded.ts';
 import { openDatabase } from '../src/db/database.ts';
+import { cpuMicros, createBenchDatabase, freePort } from './support.ts';
 import { WorkspacesService } from '../src/features/workspaces/workspaces.service.ts';
-import { migrateAll } from '../src/runtime.ts';
-import { databaseUrl } from '../test/db-url.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const PROJECTS = Number(process.env.BENCH_PROJECTS ?? 10_000);
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function startChild(args: string[], env: Record<string, string>, port: number): Promise<ChildProcess> {
   const profile = process.env.BENCH_PROFILE && args[0] === 'src/main.ts' ? ['--cpu-prof', '--cpu-prof-dir=.tmp/prof'] : [];
@@ -53,12 +37,6 @@ async function startChild(args: string[], env: Record<string, string>, port: num
 
 interface Measured { rps: number; p50: number; p99: number; errors: number; non2xx: number; cpuUsPerRequest: number }
 
-/** CPU time (user + system) a process has used so far, in microseconds (Linux /proc, 100 ticks/s). */
-async function cpuMicros(pid: number): Promise<number> {
-  const fields = (await fs.readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
-}
-
 async function measure(url: string, pid: number, opts: { method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string }): Promise<Measured> {
   const run = (duration: number) => autocannon({ url, connections: CONNECTIONS, duration, method: opts.method ?? 'GET', headers: opts.headers, body: opts.body });
   await run(2); // warm-up: JIT, pool, caches
@@ -69,23 +47,10 @@ async function measure(url: string, pid: number, opts: { method?: 'GET' | 'POST'
 }
 
 async function main() {
-  let serverUrl = process.env.DATABASE_URL;
-  let stopEmbedded = async () => undefined as void;
-  if (!serverUrl) {
-    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'jobsite-bench-'));
-    await fs.chmod(dir, 0o755);
-    const server = await startEmbeddedPostgres(dir);
-    serverUrl = server.urlFor('postgres');
-    stopEmbedded = async () => { await server.release({ forceStop: true }); await fs.rm(dir, { recursive: true, force: true }); };
-  }
-  const dbName = `jobsite_bench_${crypto.randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: databaseUrl(serverUrl, 'postgres') });
-  await admin.connect();
-  await admin.query(`create database ${dbName}`);
-  const url = databaseUrl(serverUrl, dbName);
+  const database = await createBenchDatabase();
+  const { url } = database;
   const children: ChildProcess[] = [];
   try {
-    await migrateAll(url);
     const handle = openDatabase(url);
     const ws = await new WorkspacesService(handle.db).provision({ name: 'Bench', adminEmail: 'bench@example.test' });
     // 10,000 projects, each with an address and one or two crew members: the list aggregates member_ids.
@@ -136,9 +101,7 @@ async function main() {
   } finally {
     for (const child of children) child.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 500));
-    await admin.query(`drop database if exists ${dbName} with (force)`).catch(() => undefined);
-    await admin.end();
-    await stopEmbedded();
+    await database.drop();
   }
 }
 

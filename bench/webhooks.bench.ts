@@ -17,39 +17,20 @@
  *   BENCH_PROFILE=1 writes a CPU profile of the worker to .tmp/prof
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
-import path from 'node:path';
 import pg from 'pg';
-import { startEmbeddedPostgres } from '../src/db/embedded.ts';
 import { openDatabase } from '../src/db/database.ts';
+import { cpuMicros, createBenchDatabase, freePort } from './support.ts';
 import { DELIVERIES_CHANNEL } from '../src/features/events/events.log.ts';
 import { WorkspacesService } from '../src/features/workspaces/workspaces.service.ts';
 import { newId } from '../src/ids.ts';
-import { migrateAll } from '../src/runtime.ts';
-import { databaseUrl } from '../test/db-url.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 5000);
 const ENDPOINTS = Number(process.env.BENCH_ENDPOINTS ?? 4);
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-/** CPU time (user + system) a process has used so far, in microseconds (Linux /proc, 100 ticks/s). */
-async function cpuMicros(pid: number): Promise<number> {
-  const fields = (await fs.readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
-}
 
 /** CPU time of every process whose command line mentions `pattern` (the PostgreSQL backends). */
 async function cpuMicrosOf(match: (cmdline: string) => boolean): Promise<number> {
@@ -137,24 +118,11 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function main() {
-  let serverUrl = process.env.DATABASE_URL;
-  let stopEmbedded = async () => undefined as void;
-  if (!serverUrl) {
-    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'jobsite-bench-'));
-    await fs.chmod(dir, 0o755);
-    const server = await startEmbeddedPostgres(dir);
-    serverUrl = server.urlFor('postgres');
-    stopEmbedded = async () => { await server.release({ forceStop: true }); await fs.rm(dir, { recursive: true, force: true }); };
-  }
-  const dbName = `jobsite_bench_${crypto.randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: databaseUrl(serverUrl, 'postgres') });
-  await admin.connect();
-  await admin.query(`create database ${dbName}`);
-  const url = databaseUrl(serverUrl, dbName);
+  const database = await createBenchDatabase();
+  const { url } = database;
   const children: ChildProcess[] = [];
   const receiver = new Receiver();
   try {
-    await migrateAll(url);
     const handle = openDatabase(url, { max: 4 });
     const ws = await new WorkspacesService(handle.db).provision({ name: 'Bench', adminEmail: 'bench@example.test' });
     await receiver.start();
@@ -297,9 +265,7 @@ async function main() {
     for (const child of children) child.kill('SIGTERM');
     await Promise.all(children.map((c) => new Promise((r) => c.exitCode !== null ? r(null) : c.once('exit', r))));
     await receiver.close().catch(() => undefined);
-    await admin.query(`drop database if exists ${dbName} with (force)`).catch(() => undefined);
-    await admin.end();
-    await stopEmbedded();
+    await database.drop();
   }
 }
 

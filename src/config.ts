@@ -12,6 +12,8 @@ export interface Config {
   /** JOBSITE_URL_SIGNING_SECRET; null: the secret kept in the database (see storage/url-signing.repository.ts). */
   urlSigningSecret: string | null;
   webhookAllowPrivate: string[];
+  /** How long a worker holds a claimed webhook delivery; after a crash another sends it once this runs out. */
+  webhookLeaseSeconds: number;
   rateLimitPerMinute: number;
   logLevel: string;
 }
@@ -58,6 +60,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
   const port = int('PORT', 3000, 0, 65535);
   const host = env.HOST || '127.0.0.1';
+  // Keep it above the 10 s delivery timeout in production; tests use less.
+  const webhookLeaseSeconds = int('JOBSITE_WEBHOOK_LEASE_SECONDS', 30, 1, 3600);
   const rateLimitPerMinute = int('JOBSITE_RATE_LIMIT', 600, 1, 1_000_000_000);
 
   let databaseUrl: string | null = env.DATABASE_URL || null;
@@ -108,7 +112,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
   if (problems.length) throw new ConfigError(problems);
   return Object.freeze({
-    port, host, databaseUrl, dataDir, publicUrl, storage, urlSigningSecret, webhookAllowPrivate, rateLimitPerMinute, logLevel,
+    port, host, databaseUrl, dataDir, publicUrl, storage, urlSigningSecret, webhookAllowPrivate, webhookLeaseSeconds, rateLimitPerMinute, logLevel,
   });
 }
 

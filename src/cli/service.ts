@@ -105,20 +105,6 @@ interface Started {
   dispatcher(d: WebhookDispatcher): void;
 }
 
-/**
- * JOBSITE_WEBHOOK_LEASE_SECONDS: how long a worker holds a claimed delivery before another may
- * retry it after a crash (default 30). Keep it above the 10 s delivery timeout; tests use less.
- */
-function webhookLeaseSeconds(): number | undefined {
-  const raw = process.env.JOBSITE_WEBHOOK_LEASE_SECONDS;
-  if (!raw) return undefined;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1 || value > 3600) {
-    throw new Error(`JOBSITE_WEBHOOK_LEASE_SECONDS must be an integer between 1 and 3600 (got "${raw}")`);
-  }
-  return value;
-}
-
 /** Brings the pieces up one by one, handing each over as soon as it exists; false on failure. */
 async function startUp(role: Role, config: Config, log: Logger, closing: () => boolean, started: Started): Promise<boolean> {
   try {
@@ -142,7 +128,7 @@ async function startUp(role: Role, config: Config, log: Logger, closing: () => b
       started.runner(await startWorker(location.url, { db: handle.db }, log));
       const dispatcher = new WebhookDispatcher(
         { db: handle.db, connectionString: location.url, config, log },
-        { leaseSeconds: webhookLeaseSeconds() },
+        { leaseSeconds: config.webhookLeaseSeconds },
       );
       started.dispatcher(dispatcher);
       await dispatcher.start();
