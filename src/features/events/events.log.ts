@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type OperationNodeSource } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 import { newId } from '../../ids.ts';
 import { patternsMatching, type EventType } from './event-types.ts';
@@ -23,15 +23,22 @@ export interface NewEvent {
   data: unknown;
   /** Deliver only to this endpoint (ping), whatever its patterns; otherwise to every enabled endpoint subscribed to it. */
   onlyEndpointId?: string;
+  /**
+   * The change itself, as a write whose result the caller already knows (e.g. an insert with
+   * every value set): it runs in the same statement as the event, so the pair is atomic without
+   * a transaction, in one round trip.
+   */
+  alongWith?: OperationNodeSource;
 }
 
 /**
  * The one way any feature records a change: `await events.emit(tx, {...})` inside the change's
- * transaction. The event row and its deliveries commit or roll back with the change, so no event
- * is lost or invented; pg_notify wakes the dispatcher only once the transaction commits.
+ * transaction (or with the change itself as `alongWith`). The event row and its deliveries are
+ * written by one statement, so they commit or roll back with the change: no event is lost or
+ * invented. pg_notify wakes the dispatcher once the transaction commits.
  */
 export class EventLog {
-  async emit(tx: Executor, input: NewEvent): Promise<EventEnvelope> {
+  async emit(db: Executor, input: NewEvent): Promise<EventEnvelope> {
     const createdAt = new Date();
     const envelope: EventEnvelope = {
       id: newId('event'),
@@ -41,33 +48,27 @@ export class EventLog {
       created_at: createdAt.toISOString(),
       data: input.data,
     };
-    await tx.insertInto('events').values({
-      id: envelope.id,
-      workspace_id: input.workspaceId,
-      project_id: input.projectId,
-      event: input.event,
-      payload: JSON.stringify(envelope),
-      created_at: createdAt,
-    }).execute();
-
-    let endpoints = tx.selectFrom('webhook_endpoints').select('id')
-      .where('workspace_id', '=', input.workspaceId)
-      .where('enabled', '=', true);
-    // An event addressed to one endpoint (a ping) reaches it whatever it subscribes to.
-    endpoints = input.onlyEndpointId
-      ? endpoints.where('id', '=', input.onlyEndpointId)
-      : endpoints.where(sql<boolean>`events && ${patternsMatching(input.event)}::text[]`);
-    const subscribed = await endpoints.execute();
-    if (subscribed.length) {
-      await tx.insertInto('webhook_deliveries').values(subscribed.map((e) => ({
-        id: newId('delivery'),
-        workspace_id: input.workspaceId,
-        endpoint_id: e.id,
-        event_id: envelope.id,
-        next_attempt_at: createdAt,
-      }))).execute();
-      await sql`select pg_notify(${DELIVERIES_CHANNEL}, '')`.execute(tx);
-    }
+    const targets = input.onlyEndpointId
+      // An event addressed to one endpoint (a ping) reaches it whatever it subscribes to.
+      ? sql`id = ${input.onlyEndpointId}`
+      : sql`events && ${patternsMatching(input.event)}::text[]`;
+    // Delivery ids: the event's time prefix and a digest of (event, endpoint), so they sort by
+    // time like every id and are made in the same statement (unique: one delivery per pair).
+    const { rows } = await sql<{ queued: number }>`
+      with ${input.alongWith ? sql`change as (${input.alongWith}),` : sql``}
+      recorded as (
+        insert into events (id, workspace_id, project_id, event, payload, created_at)
+        values (${envelope.id}, ${input.workspaceId}, ${input.projectId}, ${input.event}, ${JSON.stringify(envelope)}, ${createdAt})
+      ),
+      queued as (
+        insert into webhook_deliveries (id, workspace_id, endpoint_id, event_id, next_attempt_at)
+        select 'dlv_' || ${envelope.id.slice(4, 14)} || substr(md5(${envelope.id} || e.id), 1, 16), e.workspace_id, e.id, ${envelope.id}, ${createdAt}
+          from webhook_endpoints e
+         where e.workspace_id = ${input.workspaceId} and e.enabled and ${targets}
+        returning 1
+      )
+      select count(*)::int as queued from queued`.execute(db);
+    if (rows[0]!.queued > 0) await sql`select pg_notify(${DELIVERIES_CHANNEL}, '')`.execute(db);
     return envelope;
   }
 }

@@ -1,6 +1,6 @@
-import { sql, type Expression, type Insertable, type SqlBool, type UpdateObject } from 'kysely';
+import { sql, type Expression, type SqlBool, type UpdateObject } from 'kysely';
 import type { Executor } from '../../db/database.ts';
-import type { Database, ProjectStatus, ProjectsTable } from '../../db/schema.ts';
+import type { Database, ProjectStatus } from '../../db/schema.ts';
 import { bumpUpdatedAt } from '../users/users.repository.ts';
 import type { UserRow } from '../users/users.views.ts';
 import { ADDRESS_FIELDS } from './projects.schemas.ts';
@@ -83,9 +83,10 @@ export class ProjectsRepository {
     return q.limit(c.limit + 1).execute();
   }
 
-  async insert(db: Executor, row: Insertable<ProjectsTable>): Promise<ProjectRow> {
-    const inserted = await db.insertInto('projects').values(row).returningAll().executeTakeFirstOrThrow();
-    return { ...inserted, member_ids: [] };
+  /** The insert of a new project, for the caller to run (e.g. in one statement with its event). */
+  insertQuery(db: Executor, row: ProjectRow) {
+    const { member_ids: _crew, ...columns } = row;
+    return db.insertInto('projects').values(columns);
   }
 
   /** Applies the changes and moves updated_at forward (at least 1 ms). */

@@ -74,19 +74,31 @@ export class ProjectsService {
 
   /** Everyone may create projects; the caller is recorded as the creator (which is what lets restricted users see it). */
   async create(actor: Actor, input: ProjectCreateInput): Promise<ProjectView> {
-    return this.db.transaction().execute(async (tx) => {
-      const row = await this.projects.insert(tx, {
-        id: newId('project'),
-        workspace_id: actor.workspaceId,
-        name: input.name.trim(),
-        description: input.description ?? null,
-        ...addressColumns(input.address),
-        lat: input.coordinates?.lat ?? null,
-        lon: input.coordinates?.lon ?? null,
-        created_by: actor.userId,
-      });
-      return this.emitChange(tx, 'project.created', row);
+    // Every value is set here (no column default is left to the database), so the view is known
+    // before the insert, and the project and its event go in as one statement: no transaction.
+    const now = new Date();
+    const row: ProjectRow = {
+      id: newId('project'),
+      workspace_id: actor.workspaceId,
+      name: input.name.trim(),
+      description: input.description ?? null,
+      status: 'active',
+      ...addressColumns(input.address),
+      lat: input.coordinates?.lat ?? null,
+      lon: input.coordinates?.lon ?? null,
+      cover_photo_id: null,
+      created_by: actor.userId,
+      created_at: now,
+      updated_at: now,
+      archived_at: null,
+      member_ids: [],
+    };
+    const view = toProjectView(row);
+    await this.events.emit(this.db, {
+      workspaceId: row.workspace_id, event: 'project.created', projectId: row.id, data: view,
+      alongWith: this.projects.insertQuery(this.db, row),
     });
+    return view;
   }
 
   /** JSON merge patch; a patch that changes nothing leaves the project (and its ETag) as it was. */
