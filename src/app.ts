@@ -33,6 +33,10 @@ import type { BlobStore } from './storage/blob-store.ts';
 import { createBlobStore } from './storage/create-blob-store.ts';
 import { FilesService } from './storage/files.service.ts';
 import { fileRoutes } from './storage/files.routes.ts';
+import multipart from '@fastify/multipart';
+import { PhotoIntake } from './features/photos/photos.intake.ts';
+import { PhotosService } from './features/photos/photos.service.ts';
+import { photoRoutes } from './features/photos/photos.routes.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -81,6 +85,8 @@ export async function buildApp({ config, db, logger, blobs: givenBlobs }: AppDep
     parseJson(req, body as string, done);
   });
 
+  // multipart/form-data uploads are read as streams by the routes that take them (limits set there).
+  await app.register(multipart, { throwFileSizeLimit: true });
   registerValidation(app);
   registerErrorHandling(app);
   await registerOpenApi(app, config.publicUrl);
@@ -123,6 +129,7 @@ export async function buildApp({ config, db, logger, blobs: givenBlobs }: AppDep
   webhookRoutes(app, webhooks);
   eventRoutes(app, events);
   fileRoutes(app, new FilesService(blobs));
+  photoRoutes(app, new PhotosService(db, eventLog, blobs, config), new PhotoIntake(blobs, config));
 
   app.addHook('onClose', async () => rateLimiter.stop());
   return app;

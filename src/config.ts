@@ -16,6 +16,23 @@ export interface Config {
   webhookLeaseSeconds: number;
   rateLimitPerMinute: number;
   logLevel: string;
+  /** Media limits and processing (photos, videos); see README. */
+  media: MediaConfig;
+}
+
+export interface MediaConfig {
+  /** JOBSITE_PHOTO_MAX_BYTES: larger uploads are a 413 (default 50 MB). */
+  photoMaxBytes: number;
+  /** JOBSITE_PHOTO_MAX_PIXELS: photos declaring more pixels are a 422 (default 100 MP). */
+  photoMaxPixels: number;
+  /** JOBSITE_VIDEO_MAX_BYTES: larger uploads are a 413 (default 1 GB). */
+  videoMaxBytes: number;
+  /** JOBSITE_URL_TTL_SECONDS: how long the signed blob URLs in responses stay valid (default 1 hour). */
+  urlTtlSeconds: number;
+  /** JOBSITE_IMPORT_TIMEOUT_SECONDS: a `source_url` import must finish within this (default 60 s). */
+  importTimeoutSeconds: number;
+  /** JOBSITE_WORKER_CONCURRENCY: jobs (photo and video processing, renders) one worker runs at once (default 2). */
+  workerConcurrency: number;
 }
 
 /** Where blobs live: JOBSITE_STORAGE, plus the usual AWS variables for S3. */
@@ -107,12 +124,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }
   }
 
+  const media: MediaConfig = {
+    photoMaxBytes: int('JOBSITE_PHOTO_MAX_BYTES', 50 * 1024 * 1024, 1024, 10 * 1024 ** 3),
+    photoMaxPixels: int('JOBSITE_PHOTO_MAX_PIXELS', 100_000_000, 1, 1_000_000_000),
+    videoMaxBytes: int('JOBSITE_VIDEO_MAX_BYTES', 1024 ** 3, 1024, 100 * 1024 ** 3),
+    urlTtlSeconds: int('JOBSITE_URL_TTL_SECONDS', 3600, 60, 7 * 24 * 3600),
+    importTimeoutSeconds: int('JOBSITE_IMPORT_TIMEOUT_SECONDS', 60, 1, 3600),
+    workerConcurrency: int('JOBSITE_WORKER_CONCURRENCY', 2, 1, 64),
+  };
+
   const logLevel = env.LOG_LEVEL || 'info';
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
 
   if (problems.length) throw new ConfigError(problems);
   return Object.freeze({
-    port, host, databaseUrl, dataDir, publicUrl, storage, urlSigningSecret, webhookAllowPrivate, webhookLeaseSeconds, rateLimitPerMinute, logLevel,
+    port, host, databaseUrl, dataDir, publicUrl, storage, urlSigningSecret, webhookAllowPrivate, webhookLeaseSeconds, rateLimitPerMinute, logLevel, media: Object.freeze(media),
   });
 }
 

@@ -528,7 +528,7 @@ describe('events', () => {
       const oldDelivery = await t.db.selectFrom('webhook_deliveries').select('id').where('event_id', '=', old.id).executeTakeFirstOrThrow();
       await t.db.insertInto('webhook_attempts').values({ delivery_id: oldDelivery.id, attempted_at: new Date(), status_code: 500, duration_ms: 3 }).execute();
 
-      const tasks = cleanupTasks({ db: t.db });
+      const tasks = cleanupTasks(t.jobDeps());
       await tasks.purge_expired_events!(undefined, {} as JobHelpers);
 
       const left = await t.db.selectFrom('events').select('id').where('workspace_id', '=', ws.id).where('event', '=', 'project.created').orderBy('id').execute();
@@ -544,7 +544,7 @@ describe('events', () => {
       await sql`insert into events (id, workspace_id, project_id, event, payload, created_at)
         select 'evt_' || lpad(g::text, 26, '0'), ${ws.id}, null, 'user.added', '{}', now() - interval '40 days'
         from generate_series(1, 12000) g`.execute(t.db);
-      await cleanupTasks({ db: t.db }).purge_expired_events!(undefined, {} as JobHelpers);
+      await cleanupTasks(t.jobDeps()).purge_expired_events!(undefined, {} as JobHelpers);
       const { n } = await t.db.selectFrom('events').select((eb) => eb.fn.countAll<string>().as('n')).where('workspace_id', '=', ws.id).executeTakeFirstOrThrow();
       assert.equal(Number(n), 1); // only the admin's user.added from provisioning
     });
@@ -554,7 +554,7 @@ describe('events', () => {
       const purge = items.find((i) => i.task === 'purge_expired_events');
       assert.ok(purge, CLEANUP_CRONTAB);
       assert.match(CLEANUP_CRONTAB, /^\d+ \d+ \* \* \* purge_expired_events$/m);
-      assert.ok(cleanupTasks({ db: t.db }).purge_expired_events);
+      assert.ok(cleanupTasks(t.jobDeps()).purge_expired_events);
     });
   });
 

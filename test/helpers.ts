@@ -6,7 +6,12 @@ import { openDatabase, type Db } from '../src/db/database.ts';
 import type { Role } from '../src/db/schema.ts';
 import { WorkspacesService, type ProvisionedWorkspace } from '../src/features/workspaces/workspaces.service.ts';
 import type { App } from '../src/http/types.ts';
+import { EventLog } from '../src/features/events/events.log.ts';
+import { runJobsOnce, type JobDeps } from '../src/jobs/queue.ts';
 import { databaseUrl } from './db-url.ts';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 
 /**
  * A fresh database cloned from the run's migrated template (see test/run.ts). Each test file
@@ -46,6 +51,10 @@ export interface TestContext {
   db: Db;
   config: Config;
   url: string;
+  /** What the worker's jobs get: this app's database, blob store and configuration. */
+  jobDeps(): JobDeps;
+  /** Runs every queued job that is due (photo processing, renders, …) with the real worker code, then returns. */
+  runJobs(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -56,16 +65,24 @@ export interface TestContext {
  */
 export async function startTestApp(env: Record<string, string> = {}, options: { databaseUrl?: string } = {}): Promise<TestContext> {
   const database = options.databaseUrl ? { url: options.databaseUrl, drop: async () => undefined } : await createTestDatabase();
-  const config = loadConfig({ JOBSITE_PUBLIC_URL: 'http://jobsite.test', LOG_LEVEL: 'silent', JOBSITE_RATE_LIMIT: '100000', ...env });
+  // Blobs go to a directory of this context's own (unless the test chose one), removed on close.
+  const ownDataDir = env.JOBSITE_DATA_DIR ? null : fs.mkdtempSync(path.join(os.tmpdir(), 'jobsite-test-data-'));
+  const config = loadConfig({
+    JOBSITE_PUBLIC_URL: 'http://jobsite.test', LOG_LEVEL: 'silent', JOBSITE_RATE_LIMIT: '100000',
+    ...(ownDataDir ? { JOBSITE_DATA_DIR: ownDataDir } : {}), ...env,
+  });
   const handle = openDatabase(database.url, { max: 5 });
   const app = await buildApp({ config, db: handle.db, logger: false });
   await app.ready();
+  const jobDeps = (): JobDeps => ({ db: handle.db, blobs: app.blobs, config, events: new EventLog() });
   return {
-    app, db: handle.db, config, url: database.url,
+    app, db: handle.db, config, url: database.url, jobDeps,
+    runJobs: () => runJobsOnce(database.url, jobDeps()),
     async close() {
       await app.close();
       await handle.close();
       await database.drop();
+      if (ownDataDir) fs.rmSync(ownDataDir, { recursive: true, force: true });
     },
   };
 }

@@ -7,6 +7,8 @@ import { openDatabase, type Db, type DatabaseHandle } from '../db/database.ts';
 import type { App } from '../http/types.ts';
 import { WebhookDispatcher } from '../features/webhooks/webhooks.dispatcher.ts';
 import { startWorker } from '../jobs/queue.ts';
+import { EventLog } from '../features/events/events.log.ts';
+import { createBlobStore } from '../storage/create-blob-store.ts';
 import { locateDatabase, migrateAll, type DatabaseLocation } from '../runtime.ts';
 import { describeError } from './errors.ts';
 
@@ -125,7 +127,24 @@ async function startUp(role: Role, config: Config, log: Logger, closing: () => b
     }
     if (closing()) return true;
     if (role !== 'serve') {
-      started.runner(await startWorker(location.url, { db: handle.db }, log));
+      // The worker's own blob store (the API's is closed with the API).
+      const blobs = await createBlobStore(config, handle.db);
+      let runner: Runner;
+      try {
+        runner = await startWorker(location.url, { db: handle.db, blobs, config, events: new EventLog(), log }, log);
+      } catch (err) {
+        await blobs.close();
+        throw err;
+      }
+      const stopRunner = runner.stop.bind(runner);
+      runner.stop = async () => {
+        try {
+          await stopRunner();
+        } finally {
+          await blobs.close();
+        }
+      };
+      started.runner(runner);
       const dispatcher = new WebhookDispatcher(
         { db: handle.db, connectionString: location.url, config, log },
         { leaseSeconds: config.webhookLeaseSeconds },

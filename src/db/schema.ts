@@ -158,6 +158,79 @@ export interface SchemaMigrationsTable {
   applied_at: Generated<Date>;
 }
 
+export type ProcessingStatus = 'pending' | 'processed' | 'failed';
+
+/** A derived object of a photo or video, as recorded in `variants`. */
+export interface StoredVariant {
+  key: string;
+  width: number;
+  height: number;
+  byte_size: number;
+}
+
+export interface PhotosTable {
+  id: string;
+  workspace_id: string;
+  project_id: string;
+  creator_id: string;
+  blob_key: string;
+  content_type: string;
+  byte_size: ColumnType<number, number, number>;
+  sha256: string;
+  width: number | null;
+  height: number | null;
+  orientation: number | null;
+  caption: string | null;
+  captured_at: Timestamp;
+  captured_at_source: 'client' | 'exif' | 'upload';
+  lat: number | null;
+  lon: number | null;
+  altitude: number | null;
+  coordinates_source: 'client' | 'exif' | null;
+  source_url: string | null;
+  variants: ColumnType<Record<string, StoredVariant>, string | undefined, string>;
+  annotations: ColumnType<unknown[], string | undefined, string>;
+  annotations_version: ColumnType<number, number | undefined, number>;
+  processing_status: ColumnType<ProcessingStatus, ProcessingStatus | undefined, ProcessingStatus>;
+  processing_error: string | null;
+  processed_at: NullableTimestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface VideosTable {
+  id: string;
+  workspace_id: string;
+  project_id: string;
+  creator_id: string;
+  blob_key: string;
+  content_type: string;
+  byte_size: ColumnType<number, number, number>;
+  sha256: string;
+  width: number | null;
+  height: number | null;
+  duration_s: number | null;
+  codec: string | null;
+  caption: string | null;
+  captured_at: Timestamp;
+  captured_at_source: 'client' | 'metadata' | 'upload';
+  lat: number | null;
+  lon: number | null;
+  altitude: number | null;
+  coordinates_source: 'client' | 'metadata' | null;
+  variants: ColumnType<Record<string, StoredVariant>, string | undefined, string>;
+  processing_status: ColumnType<ProcessingStatus, ProcessingStatus | undefined, ProcessingStatus>;
+  processing_error: string | null;
+  processed_at: NullableTimestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface BlobGarbageTable {
+  blob_key: string;
+  created_at: Timestamp;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   users: UsersTable;
@@ -171,5 +244,8 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   url_signing_secret: UrlSigningSecretTable;
+  photos: PhotosTable;
+  videos: VideosTable;
+  blob_garbage: BlobGarbageTable;
   schema_migrations: SchemaMigrationsTable;
 }

@@ -129,6 +129,25 @@ export function eventWebhooks(): Record<string, DocSchema> {
   return entries;
 }
 
+/** Multipart request bodies by `METHOD /openapi/path`, added to the document beside the JSON body. */
+const MULTIPART_BODIES = new Map<string, DocSchema>();
+
+/** Documents that `method path` (OpenAPI form: `/v1/projects/{id}/photos`) also takes multipart/form-data. */
+export function documentMultipart(method: string, path: string, form: DocSchema): void {
+  MULTIPART_BODIES.set(`${method.toLowerCase()} ${path}`, form);
+}
+
+function addMultipartBodies(document: DocSchema): DocSchema {
+  for (const [key, form] of MULTIPART_BODIES) {
+    const [method, path] = key.split(' ') as [string, string];
+    const operation = document.paths?.[path]?.[method];
+    if (!operation) continue;
+    operation.requestBody ??= { content: {} };
+    operation.requestBody.content = { 'multipart/form-data': { schema: form }, ...operation.requestBody.content };
+  }
+  return document;
+}
+
 export async function registerOpenApi(app: FastifyInstance, publicUrl: string): Promise<void> {
   app.addSchema(Problem);
   app.addHook('onRoute', (route) => {
@@ -157,6 +176,7 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string): 
       webhooks: eventWebhooks(),
       security: [{ bearer: [] }],
     },
+    transformObject: (doc) => addMultipartBodies((doc as { openapiObject: DocSchema }).openapiObject) as never,
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
     transform: ({ schema, url, route }) => {
       const extra = conventionHeaders([route.method].flat().map(String), schema as DocSchema);

@@ -8,6 +8,9 @@ import type { FieldError } from './errors.ts';
  * error rather than silently dropped); query strings, params and headers arrive as text and are
  * coerced to the declared types.
  */
+/** Marks a JSON body schema of a route that also accepts multipart/form-data (see registerValidation). */
+export const ALSO_MULTIPART = 'x-also-multipart';
+
 export function registerValidation(app: FastifyInstance): void {
   // allErrors: a client fixes every field in one round trip; the answer lists at most MAX_FIELD_ERRORS.
   const common = { allErrors: true, useDefaults: true, removeAdditional: false, strict: false } as const;
@@ -15,8 +18,18 @@ export function registerValidation(app: FastifyInstance): void {
   const textAjv = addFormats.default(new Ajv.default({ ...common, coerceTypes: 'array' }));
   for (const ajv of [bodyAjv, textAjv]) {
     ajv.addKeyword({ keyword: 'x-examples' });
+    ajv.addKeyword({ keyword: ALSO_MULTIPART });
   }
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : textAjv).compile(schema));
+  app.setValidatorCompiler(({ schema, httpPart }) => {
+    const validate = (httpPart === 'body' ? bodyAjv : textAjv).compile(schema);
+    // A route that also takes multipart/form-data reads that body itself, as a stream: the
+    // parser leaves no body, and the JSON schema applies only to JSON bodies.
+    if (httpPart === 'body' && (schema as { [ALSO_MULTIPART]?: boolean })[ALSO_MULTIPART]) {
+      const either = (data: unknown) => data === undefined || validate(data);
+      return Object.assign(either, { get errors() { return validate.errors; } });
+    }
+    return validate;
+  });
 }
 
 const PART_NAMES: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' };

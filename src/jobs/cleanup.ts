@@ -1,17 +1,27 @@
 import type { TaskList } from 'graphile-worker';
 import { purgeExpiredEvents } from '../features/events/events.service.ts';
 import { IDEMPOTENCY_TTL_HOURS } from '../http/idempotency.ts';
+import { BlobGarbage } from '../storage/garbage.ts';
 import type { JobDeps } from './queue.ts';
 
 /**
  * Housekeeping: hourly, forget idempotency records past their 24 h and old rate-limit windows;
- * daily, delete events past their 30-day retention (their deliveries and attempts cascade).
+ * daily, delete events past their 30-day retention (their deliveries and attempts cascade); hourly,
+ * delete the blobs of deleted photos and videos that the deleting request did not (storage/garbage.ts).
  */
 export const CLEANUP_CRONTAB = '17 * * * * purge_request_records\n' +
-  '43 3 * * * purge_expired_events\n';
+  '43 3 * * * purge_expired_events\n' +
+  `29 * * * * ${BlobGarbage.TASK}\n`;
 
-export function cleanupTasks({ db }: JobDeps): TaskList {
+export function cleanupTasks({ db, blobs }: JobDeps): TaskList {
+  const garbage = new BlobGarbage(blobs);
   return {
+    [BlobGarbage.TASK]: async () => {
+      await garbage.collectAll(db);
+      // The file driver's half-written temporary files of uploads cut off by a crash.
+      const store = blobs as Partial<{ removeStaleTemporaryFiles(): Promise<number> }>;
+      if (typeof store.removeStaleTemporaryFiles === 'function') await store.removeStaleTemporaryFiles();
+    },
     purge_request_records: async () => {
       await db.deleteFrom('idempotency_keys')
         .where('created_at', '<', new Date(Date.now() - (IDEMPOTENCY_TTL_HOURS + 1) * 3600_000)).execute();

@@ -1,8 +1,12 @@
-import { run, runMigrations, type Runner, type TaskList } from 'graphile-worker';
+import { run, runMigrations, runOnce, type Runner, type TaskList } from 'graphile-worker';
 import pg from 'pg';
 import type { Logger as PinoLogger } from 'pino';
 import { Logger, type LogFunctionFactory } from 'graphile-worker';
+import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
+import type { EventLog } from '../features/events/events.log.ts';
+import { PHOTO_CRONTAB, photoTasks } from '../features/photos/photos.jobs.ts';
+import type { BlobStore } from '../storage/blob-store.ts';
 import { cleanupTasks, CLEANUP_CRONTAB } from './cleanup.ts';
 
 /**
@@ -12,6 +16,10 @@ import { cleanupTasks, CLEANUP_CRONTAB } from './cleanup.ts';
  */
 export interface JobDeps {
   db: Db;
+  blobs: BlobStore;
+  config: Config;
+  events: EventLog;
+  log?: PinoLogger;
 }
 
 /** Installs or upgrades the queue's own schema (graphile_worker); safe to run from many processes. */
@@ -45,11 +53,24 @@ function quietLogger(log?: PinoLogger): Logger {
 }
 
 export function taskList(deps: JobDeps): TaskList {
-  const tasks: TaskList = { ...cleanupTasks(deps) };
+  const tasks: TaskList = { ...cleanupTasks(deps), ...photoTasks(deps) };
   return tasks;
 }
 
-export async function startWorker(connectionString: string, deps: JobDeps, log?: PinoLogger, concurrency = 4): Promise<Runner> {
+/**
+ * Runs every job that is due now, then returns (graphile-worker's runOnce): what the tests use to
+ * process uploads deterministically, and handy for a one-off catch-up from a script.
+ */
+export async function runJobsOnce(connectionString: string, deps: JobDeps): Promise<void> {
+  const pgPool = ownPool(connectionString, 4, 'jobsite-run-once');
+  try {
+    await runOnce({ pgPool, concurrency: 1, taskList: taskList(deps), logger: quietLogger(deps.log) });
+  } finally {
+    await pgPool.end();
+  }
+}
+
+export async function startWorker(connectionString: string, deps: JobDeps, log?: PinoLogger, concurrency = deps.config.media.workerConcurrency): Promise<Runner> {
   const pgPool = ownPool(connectionString, Math.max(10, concurrency + 2), 'jobsite-worker');
   let runner: Runner;
   try {
@@ -59,7 +80,7 @@ export async function startWorker(connectionString: string, deps: JobDeps, log?:
       noHandleSignals: true,
       pollInterval: 2000,
       taskList: taskList(deps),
-      crontab: CLEANUP_CRONTAB,
+      crontab: CLEANUP_CRONTAB + PHOTO_CRONTAB,
       logger: quietLogger(log),
     });
   } catch (err) {

@@ -1,0 +1,165 @@
+import { Readable } from 'node:stream';
+import type { JobHelpers, TaskList } from 'graphile-worker';
+import type { Updateable } from 'kysely';
+import type { PhotosTable, StoredVariant } from '../../db/schema.ts';
+import { enqueue } from '../../jobs/enqueue.ts';
+import type { JobDeps } from '../../jobs/queue.ts';
+import type { BlobStore } from '../../storage/blob-store.ts';
+import { variantKey } from '../../storage/keys.ts';
+import type { AnnotationShape } from './photos.annotations.ts';
+import { makeVariants, MediaError, readExif, renderAnnotated, type Variant } from './photos.media.ts';
+import { PhotosRepository } from './photos.repository.ts';
+import { EVENT_URL_TTL_SECONDS, PROCESS_PHOTO, RENDER_ANNOTATIONS } from './photos.service.ts';
+import { toPhotoView, urlSignerFor } from './photos.views.ts';
+
+export const VARIANT_SIZES = { large: 2048, thumbnail: 320 } as const;
+export const REQUEUE_STALE_PHOTOS = 'requeue_stale_photos';
+/** A photo still pending this long after upload has lost its job (a wiped queue, a restore): it is queued again. */
+const STALE_AFTER_MS = 30 * 60_000;
+
+/**
+ * The photo jobs. Payloads carry ids only; each job reads the current row and is safe to run
+ * twice: processing writes its result only while the photo is still pending, and a render only
+ * for the annotations version it was queued for.
+ */
+export function photoTasks(deps: JobDeps): TaskList {
+  const jobs = new PhotoJobs(deps);
+  return {
+    [PROCESS_PHOTO]: async (payload, helpers) => jobs.process(String((payload as { photo_id: string }).photo_id), helpers),
+    [RENDER_ANNOTATIONS]: async (payload) => {
+      const { photo_id, version } = payload as { photo_id: string; version: number };
+      await jobs.renderAnnotations(String(photo_id), Number(version));
+    },
+    [REQUEUE_STALE_PHOTOS]: async () => jobs.requeueStale(),
+  };
+}
+
+export const PHOTO_CRONTAB = `*/10 * * * * ${REQUEUE_STALE_PHOTOS}\n`;
+
+async function readAll(stream: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+const stored = (key: string, v: Variant): StoredVariant => ({ key, width: v.width, height: v.height, byte_size: v.data.length });
+
+class PhotoJobs {
+  private readonly photos = new PhotosRepository();
+  private readonly signForEvents;
+
+  constructor(private readonly deps: JobDeps) {
+    this.signForEvents = urlSignerFor(deps.blobs, Math.max(deps.config.media.urlTtlSeconds, EVENT_URL_TTL_SECONDS));
+  }
+
+  private get blobs(): BlobStore {
+    return this.deps.blobs;
+  }
+
+  /**
+   * EXIF (time, GPS, orientation — unless the client set them), the `large` and `thumbnail`
+   * variants, the displayed size; then `processed` (or `failed` with the reason) and
+   * photo.created. A file that is not a usable image fails at once; an infrastructure error
+   * (storage, database) is retried by the queue, and the last attempt marks the photo failed
+   * rather than leave it pending.
+   */
+  async process(photoId: string, helpers: JobHelpers): Promise<void> {
+    const { db } = this.deps;
+    const photo = await this.photos.getById(db, photoId);
+    if (!photo || photo.processing_status !== 'pending') return;
+    let changes: Updateable<PhotosTable>;
+    try {
+      changes = await this.makeVariants(photo.blob_key, photo.captured_at_source, photo.coordinates_source);
+    } catch (err) {
+      const lastAttempt = helpers.job.attempts >= helpers.job.max_attempts;
+      if (!(err instanceof MediaError) && !lastAttempt) throw err;
+      const reason = err instanceof Error ? err.message : String(err);
+      changes = {
+        processing_status: 'failed',
+        processing_error: err instanceof MediaError ? reason : `processing failed after ${helpers.job.attempts} attempts: ${reason}`,
+      };
+      helpers.logger.error(`photo ${photoId}: ${changes.processing_error}`);
+    }
+    await db.transaction().execute(async (tx) => {
+      const row = await this.photos.finishProcessing(tx, photoId, changes);
+      if (!row) return; // deleted meanwhile, or another run finished first
+      await this.deps.events.emit(tx, {
+        workspaceId: row.workspace_id, event: 'photo.created', projectId: row.project_id, data: await toPhotoView(row, this.signForEvents),
+      });
+      if (row.processing_status === 'processed' && row.annotations.length > 0) {
+        await enqueue(tx, RENDER_ANNOTATIONS, { photo_id: row.id, version: row.annotations_version }, { jobKey: `annotate:${row.id}` });
+      }
+    });
+  }
+
+  private async makeVariants(key: string, timeSource: string, coordinatesSource: string | null): Promise<Updateable<PhotosTable>> {
+    const original = await this.blobs.get(key);
+    if (!original) throw new MediaError('processing_failed', 'the uploaded file is missing from storage');
+    const bytes = await readAll(original.stream);
+    const [exif, result] = await Promise.all([
+      readExif(bytes),
+      makeVariants(bytes, VARIANT_SIZES, { maxPixels: this.deps.config.media.photoMaxPixels }),
+    ]);
+    const variants: Record<string, StoredVariant> = {};
+    for (const [name, variant] of Object.entries(result.variants) as [string, Variant][]) {
+      const vkey = variantKey(key, name);
+      await this.blobs.put(vkey, Readable.from([variant.data]), { contentType: variant.contentType });
+      variants[name] = stored(vkey, variant);
+    }
+    const changes: Updateable<PhotosTable> = {
+      width: result.width,
+      height: result.height,
+      orientation: exif.orientation,
+      variants: JSON.stringify(variants),
+      processing_status: 'processed',
+      processing_error: null,
+    };
+    if (timeSource !== 'client' && exif.capturedAt) {
+      changes.captured_at = exif.capturedAt;
+      changes.captured_at_source = 'exif';
+    }
+    if (coordinatesSource !== 'client' && exif.coordinates) {
+      changes.lat = exif.coordinates.lat;
+      changes.lon = exif.coordinates.lon;
+      changes.altitude = exif.altitude;
+      changes.coordinates_source = 'exif';
+    }
+    return changes;
+  }
+
+  /**
+   * Draws the annotations over the `large` variant into `annotated-<version>`, records it if the
+   * annotations are still that version, and emits photo.updated; the previous render is deleted.
+   */
+  async renderAnnotations(photoId: string, version: number): Promise<void> {
+    const { db } = this.deps;
+    const photo = await this.photos.getById(db, photoId);
+    if (!photo || photo.annotations_version !== version || photo.processing_status !== 'processed') return;
+    const shapes = photo.annotations as AnnotationShape[];
+    if (shapes.length === 0) return;
+    const source = photo.variants.large?.key ?? photo.blob_key;
+    const input = await this.blobs.get(source);
+    if (!input) return; // deleted meanwhile
+    const rendered = await renderAnnotated(await readAll(input.stream), shapes, { maxPixels: this.deps.config.media.photoMaxPixels });
+    const key = variantKey(photo.blob_key, `annotated-${version}`);
+    await this.blobs.put(key, Readable.from([rendered.data]), { contentType: rendered.contentType });
+    const previous = await db.transaction().execute(async (tx) => {
+      const current = await this.photos.getById(tx, photoId, true);
+      if (!current || current.annotations_version !== version) return key; // superseded: drop this render
+      const old = current.variants.annotated?.key ?? null;
+      const row = await this.photos.update(tx, photoId, { variants: JSON.stringify({ ...current.variants, annotated: stored(key, rendered) }) });
+      await this.deps.events.emit(tx, {
+        workspaceId: row.workspace_id, event: 'photo.updated', projectId: row.project_id, data: await toPhotoView(row, this.signForEvents),
+      });
+      return old !== key ? old : null;
+    });
+    if (previous) await this.blobs.delete(previous);
+  }
+
+  /** Queues processing again for photos pending far longer than any job takes (the job key keeps it to one). */
+  async requeueStale(): Promise<void> {
+    const { db } = this.deps;
+    const stale = await this.photos.stalePending(db, new Date(Date.now() - STALE_AFTER_MS), 500);
+    for (const { id } of stale) await enqueue(db, PROCESS_PHOTO, { photo_id: id }, { jobKey: `photo:${id}`, jobKeyMode: 'preserve_run_at' });
+  }
+}

@@ -1,0 +1,101 @@
+import { sql, type Insertable, type SqlBool, type UpdateObject } from 'kysely';
+import type { Executor } from '../../db/database.ts';
+import type { Database, PhotosTable } from '../../db/schema.ts';
+import type { ProjectAccess } from '../projects/projects.access.ts';
+import { bumpUpdatedAt } from '../users/users.repository.ts';
+import type { PhotoRow } from './photos.views.ts';
+
+export interface BoundingBox {
+  minLon: number;
+  minLat: number;
+  maxLon: number;
+  maxLat: number;
+}
+
+export interface PhotoListCriteria {
+  workspaceId: string;
+  /** A subquery of the project ids the caller may see (restricted users); null for all. */
+  visibleProjects: ReturnType<ProjectAccess['visibleProjectIds']>;
+  projectId?: string;
+  capturedAfter?: Date;
+  capturedBefore?: Date;
+  creatorId?: string;
+  /** Tags do not exist yet, so a tag filter matches nothing. */
+  tagId?: string;
+  bbox?: BoundingBox;
+  processingStatus?: 'pending' | 'processed' | 'failed';
+  sort: 'created_at' | 'captured_at';
+  after: { id: string; capturedAt: Date | null } | null;
+  limit: number;
+}
+
+export class PhotosRepository {
+  get(db: Executor, workspaceId: string, id: string): Promise<PhotoRow | undefined> {
+    return db.selectFrom('photos').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+  }
+
+  getForUpdate(db: Executor, workspaceId: string, id: string): Promise<PhotoRow | undefined> {
+    return db.selectFrom('photos').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).forUpdate().executeTakeFirst();
+  }
+
+  /** For jobs, which act on ids they were given (no caller, no workspace). */
+  getById(db: Executor, id: string, lock = false): Promise<PhotoRow | undefined> {
+    let q = db.selectFrom('photos').selectAll().where('id', '=', id);
+    if (lock) q = q.forUpdate();
+    return q.executeTakeFirst();
+  }
+
+  insert(db: Executor, row: Insertable<PhotosTable>): Promise<PhotoRow> {
+    return db.insertInto('photos').values(row).returningAll().executeTakeFirstOrThrow();
+  }
+
+  /** One query per page: filters, visibility and the keyset together. */
+  list(db: Executor, c: PhotoListCriteria): Promise<PhotoRow[]> {
+    let q = db.selectFrom('photos as ph').selectAll('ph').where('ph.workspace_id', '=', c.workspaceId);
+    if (c.projectId !== undefined) q = q.where('ph.project_id', '=', c.projectId);
+    if (c.visibleProjects !== null) q = q.where('ph.project_id', 'in', c.visibleProjects);
+    if (c.capturedAfter !== undefined) q = q.where('ph.captured_at', '>=', c.capturedAfter);
+    if (c.capturedBefore !== undefined) q = q.where('ph.captured_at', '<', c.capturedBefore);
+    if (c.creatorId !== undefined) q = q.where('ph.creator_id', '=', c.creatorId);
+    if (c.processingStatus !== undefined) q = q.where('ph.processing_status', '=', c.processingStatus);
+    if (c.tagId !== undefined) q = q.where(sql.lit(false));
+    if (c.bbox !== undefined) {
+      const b = c.bbox;
+      q = q.where('ph.lat', '>=', b.minLat).where('ph.lat', '<=', b.maxLat);
+      q = b.minLon <= b.maxLon
+        ? q.where('ph.lon', '>=', b.minLon).where('ph.lon', '<=', b.maxLon)
+        : q.where((eb) => eb.or([eb('ph.lon', '>=', b.minLon), eb('ph.lon', '<=', b.maxLon)]));
+    }
+    if (c.sort === 'captured_at') {
+      if (c.after) q = q.where(sql<SqlBool>`(ph.captured_at, ph.id) < (${c.after.capturedAt}, ${c.after.id})`);
+      q = q.orderBy('ph.captured_at', 'desc').orderBy('ph.id', 'desc');
+    } else {
+      if (c.after) q = q.where('ph.id', '<', c.after.id);
+      q = q.orderBy('ph.id', 'desc');
+    }
+    return q.limit(c.limit + 1).execute();
+  }
+
+  /** Applies the changes and moves updated_at forward (at least 1 ms). */
+  update(db: Executor, id: string, changes: UpdateObject<Database, 'photos'>): Promise<PhotoRow> {
+    return db.updateTable('photos').set({ ...changes, updated_at: bumpUpdatedAt }).where('id', '=', id)
+      .returningAll().executeTakeFirstOrThrow();
+  }
+
+  /** The processing result, written only while the photo is still pending (a second run writes nothing). */
+  finishProcessing(db: Executor, id: string, changes: UpdateObject<Database, 'photos'>): Promise<PhotoRow | undefined> {
+    return db.updateTable('photos').set({ ...changes, processed_at: sql<Date>`now()`, updated_at: bumpUpdatedAt })
+      .where('id', '=', id).where('processing_status', '=', 'pending')
+      .returningAll().executeTakeFirst();
+  }
+
+  async delete(db: Executor, id: string): Promise<void> {
+    await db.deleteFrom('photos').where('id', '=', id).execute();
+  }
+
+  /** Photos pending for longer than `olderThan` (their job may have been lost). */
+  stalePending(db: Executor, olderThan: Date, limit: number): Promise<{ id: string }[]> {
+    return db.selectFrom('photos').select('id').where('processing_status', '=', 'pending').where('created_at', '<', olderThan)
+      .orderBy('created_at').limit(limit).execute();
+  }
+}

@@ -1,0 +1,252 @@
+import type { Updateable } from 'kysely';
+import type { Config } from '../../config.ts';
+import type { Db, Executor, Tx } from '../../db/database.ts';
+import type { PhotosTable } from '../../db/schema.ts';
+import type { Actor } from '../../http/actor.ts';
+import { ApiError, forbidden, notFound, validationFailed } from '../../http/errors.ts';
+import { checkIfMatch, type IfMatch } from '../../http/etag.ts';
+import { decodeCursor, toPage, type PageOf } from '../../http/pagination.ts';
+import { isIsoTimestamp, parseRfc3339 } from '../../http/timestamps.ts';
+import { isId, newId } from '../../ids.ts';
+import { enqueue } from '../../jobs/enqueue.ts';
+import type { BlobStore } from '../../storage/blob-store.ts';
+import { BlobGarbage } from '../../storage/garbage.ts';
+import type { EventType } from '../events/event-types.ts';
+import type { EventLog } from '../events/events.log.ts';
+import { ProjectAccess } from '../projects/projects.access.ts';
+import type { AnnotationShape } from './photos.annotations.ts';
+import type { ReceivedPhoto } from './photos.intake.ts';
+import { PhotosRepository, type BoundingBox, type PhotoListCriteria } from './photos.repository.ts';
+import type { PhotoListFilters, PhotoPatchInput } from './photos.schemas.ts';
+import { toPhotoView, toPhotoViews, urlSignerFor, type PhotoRow, type PhotoView, type SignUrl } from './photos.views.ts';
+
+type PhotoEvent = Extract<EventType, `photo.${string}`>;
+
+export const PROCESS_PHOTO = 'process_photo';
+export const RENDER_ANNOTATIONS = 'render_photo_annotations';
+
+/** URLs inside events live longer than those in responses: a delivery may be retried for hours. */
+export const EVENT_URL_TTL_SECONDS = 24 * 3600;
+
+/**
+ * Photos: upload (multipart or by URL), the list and the single photo, edits, annotations and
+ * deletion. Access follows the project (projects.access.ts) and, for changes, the photo's
+ * creator: restricted users change only their own photos (docs/roles.md). Variants are made by
+ * the `process_photo` job (photos.jobs.ts), queued in the transaction that records the upload.
+ */
+export class PhotosService {
+  private readonly photos = new PhotosRepository();
+  private readonly access = new ProjectAccess();
+  private readonly garbage: BlobGarbage;
+  readonly sign: SignUrl;
+  readonly signForEvents: SignUrl;
+
+  constructor(private readonly db: Db, private readonly events: EventLog, private readonly blobs: BlobStore, config: Config) {
+    this.sign = urlSignerFor(blobs, config.media.urlTtlSeconds);
+    this.signForEvents = urlSignerFor(blobs, Math.max(config.media.urlTtlSeconds, EVENT_URL_TTL_SECONDS));
+    this.garbage = new BlobGarbage(blobs);
+  }
+
+  /** 404/403 before a byte of the upload is read. */
+  async checkCanUpload(actor: Actor, projectId: string): Promise<void> {
+    await this.access.requireProject(this.db, actor, projectId, 'contribute');
+  }
+
+  /**
+   * Records a received upload as a pending photo and queues its processing, in one transaction
+   * that also holds the project (so it cannot be deleted in between). If anything refuses the
+   * upload now, the stored object is removed.
+   */
+  async create(actor: Actor, projectId: string, received: ReceivedPhoto): Promise<PhotoView> {
+    const { stored, fields } = received;
+    try {
+      if (fields.tagIds?.length) {
+        throw new ApiError(422, 'tag_not_found', 'Unknown tag', `No tag ${fields.tagIds[0]} in this workspace.`, {
+          errors: [{ path: 'body.tag_ids', message: 'names no tag of the workspace' }],
+        });
+      }
+      const row = await this.db.transaction().execute(async (tx) => {
+        const project = await this.access.requireProject(tx, actor, projectId, 'contribute', 'share');
+        const now = new Date();
+        const inserted = await this.photos.insert(tx, {
+          id: newId('photo'),
+          workspace_id: actor.workspaceId,
+          project_id: project.id,
+          creator_id: actor.userId,
+          blob_key: stored.key,
+          content_type: stored.contentType,
+          byte_size: stored.byteSize,
+          sha256: stored.sha256,
+          caption: fields.caption ?? null,
+          captured_at: fields.capturedAt ?? now,
+          captured_at_source: fields.capturedAt ? 'client' : 'upload',
+          lat: fields.coordinates?.lat ?? null,
+          lon: fields.coordinates?.lon ?? null,
+          altitude: fields.coordinates?.altitude ?? null,
+          coordinates_source: fields.coordinates ? 'client' : null,
+          source_url: received.sourceUrl,
+          created_at: now,
+          updated_at: now,
+        });
+        await enqueue(tx, PROCESS_PHOTO, { photo_id: inserted.id }, { jobKey: `photo:${inserted.id}` });
+        return inserted;
+      });
+      return await toPhotoView(row, this.sign);
+    } catch (err) {
+      await this.blobs.delete(stored.key).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  async list(actor: Actor, filters: PhotoListFilters & { limit: number }, projectId?: string): Promise<PageOf<PhotoView>> {
+    if (projectId !== undefined) await this.access.requireProject(this.db, actor, projectId, 'view');
+    const sort = filters.sort ?? 'created_at';
+    const criteria: PhotoListCriteria = {
+      workspaceId: actor.workspaceId,
+      visibleProjects: this.access.visibleProjectIds(this.db, actor),
+      projectId: projectId ?? filters.project_id,
+      capturedAfter: filters.captured_after === undefined ? undefined : parseRfc3339(filters.captured_after, 'query.captured_after'),
+      capturedBefore: filters.captured_before === undefined ? undefined : parseRfc3339(filters.captured_before, 'query.captured_before'),
+      creatorId: filters.creator_id,
+      tagId: filters.tag_id,
+      bbox: filters.bbox === undefined ? undefined : parseBbox(filters.bbox),
+      processingStatus: filters.processing_status,
+      sort,
+      after: null,
+      limit: filters.limit,
+    };
+    let page: PageOf<PhotoRow>;
+    if (sort === 'captured_at') {
+      const after = decodeCursor(filters.cursor, sort, 2, ([at, id]) => isIsoTimestamp(at!) && typeof id === 'string');
+      if (after) criteria.after = { capturedAt: new Date(after[0] as string), id: after[1] as string };
+      page = toPage(await this.photos.list(this.db, criteria), filters.limit, sort, (p) => [p.captured_at.toISOString(), p.id], (p) => p);
+    } else {
+      const after = decodeCursor(filters.cursor, sort, 1, ([id]) => typeof id === 'string');
+      if (after) criteria.after = { id: after[0] as string, capturedAt: null };
+      page = toPage(await this.photos.list(this.db, criteria), filters.limit, sort, (p) => [p.id], (p) => p);
+    }
+    return { ...page, data: await toPhotoViews(page.data, this.sign) };
+  }
+
+  async get(actor: Actor, id: string): Promise<PhotoView> {
+    return toPhotoView(await this.photo(this.db, actor, id, 'view'), this.sign);
+  }
+
+  /** JSON merge patch of caption, time and coordinates; a value set here is never replaced by EXIF. */
+  async update(actor: Actor, id: string, patch: PhotoPatchInput, ifMatch: IfMatch): Promise<PhotoView> {
+    return this.db.transaction().execute(async (tx) => {
+      const photo = await this.photo(tx, actor, id, 'change', true);
+      checkIfMatch(ifMatch, viewVersion(photo));
+      const changes = changesOf(photo, patch);
+      if (Object.keys(changes).length === 0) return toPhotoView(photo, this.sign);
+      return this.emitChange(tx, 'photo.updated', await this.photos.update(tx, photo.id, changes));
+    });
+  }
+
+  /** Deletes the photo, then its blobs (original and every variant). */
+  async remove(actor: Actor, id: string, ifMatch: IfMatch): Promise<void> {
+    const photo = await this.db.transaction().execute(async (tx) => {
+      const row = await this.photo(tx, actor, id, 'change', true);
+      checkIfMatch(ifMatch, viewVersion(row));
+      await this.emitChange(tx, 'photo.deleted', row);
+      await this.photos.delete(tx, row.id); // the trigger records its blobs in blob_garbage
+      await enqueue(tx, BlobGarbage.TASK, {}, { jobKey: BlobGarbage.TASK, runAt: new Date(Date.now() + 60_000) });
+      return row;
+    });
+    // Right away, so the URLs stop working with the response; the job retries what fails here.
+    await this.garbage.collect(this.db, [photo.blob_key]).catch(() => undefined);
+  }
+
+  /**
+   * Replaces the photo's annotations. The `annotated` variant is re-rendered by a job, which emits
+   * photo.updated when it is ready; an empty list removes the variant at once (and emits then).
+   */
+  async setAnnotations(actor: Actor, id: string, shapes: AnnotationShape[], ifMatch: IfMatch): Promise<PhotoView> {
+    const { row, removedKey } = await this.db.transaction().execute(async (tx) => {
+      const photo = await this.photo(tx, actor, id, 'change', true);
+      checkIfMatch(ifMatch, viewVersion(photo));
+      const version = photo.annotations_version + 1;
+      if (shapes.length === 0) {
+        const { annotated, ...rest } = photo.variants;
+        if (photo.annotations.length === 0 && !annotated) return { row: photo, removedKey: null };
+        const updated = await this.photos.update(tx, photo.id, { annotations: '[]', annotations_version: version, variants: JSON.stringify(rest) });
+        await this.emitChange(tx, 'photo.updated', updated);
+        return { row: updated, removedKey: annotated?.key ?? null };
+      }
+      const updated = await this.photos.update(tx, photo.id, { annotations: JSON.stringify(shapes), annotations_version: version });
+      if (updated.processing_status === 'processed') {
+        await enqueue(tx, RENDER_ANNOTATIONS, { photo_id: photo.id, version }, { jobKey: `annotate:${photo.id}` });
+      }
+      return { row: updated, removedKey: null };
+    });
+    if (removedKey) await this.blobs.delete(removedKey).catch(() => undefined);
+    return toPhotoView(row, this.sign);
+  }
+
+  /** Records a change in the event log, inside the change's transaction. */
+  private async emitChange(tx: Tx, event: PhotoEvent, row: PhotoRow): Promise<PhotoView> {
+    await this.events.emit(tx, { workspaceId: row.workspace_id, event, projectId: row.project_id, data: await toPhotoView(row, this.signForEvents) });
+    return toPhotoView(row, this.sign);
+  }
+
+  /**
+   * The photo when the actor may `view` it (they can see its project) or `change` it (edit,
+   * annotate, delete: restricted users only their own photos); 404 / 403 otherwise.
+   */
+  private async photo(db: Executor, actor: Actor, id: string, action: 'view' | 'change', lock = false): Promise<PhotoRow> {
+    const row = !isId('photo', id) ? undefined
+      : lock ? await this.photos.getForUpdate(db, actor.workspaceId, id)
+      : await this.photos.get(db, actor.workspaceId, id);
+    if (!row) return notFound('photo', id);
+    try {
+      await this.access.requireProject(db, actor, row.project_id, 'view');
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404) notFound('photo', id);
+      throw err;
+    }
+    if (action === 'change' && actor.role === 'restricted' && row.creator_id !== actor.userId) {
+      forbidden('Your role (restricted) may change only photos you uploaded.');
+    }
+    return row;
+  }
+}
+
+const viewVersion = (p: PhotoRow) => ({ id: p.id, updated_at: p.updated_at.toISOString() });
+
+function changesOf(photo: PhotoRow, patch: PhotoPatchInput): Updateable<PhotosTable> {
+  const changes: Updateable<PhotosTable> = {};
+  if (patch.caption !== undefined && patch.caption !== photo.caption) changes.caption = patch.caption;
+  if (patch.captured_at !== undefined) {
+    const at = new Date(patch.captured_at);
+    if (at.getTime() !== photo.captured_at.getTime() || photo.captured_at_source !== 'client') {
+      changes.captured_at = at;
+      changes.captured_at_source = 'client';
+    }
+  }
+  if (patch.coordinates !== undefined) {
+    const next = patch.coordinates;
+    const same = next === null
+      ? photo.lat === null
+      : next.lat === photo.lat && next.lon === photo.lon && (next.altitude ?? null) === photo.altitude && photo.coordinates_source === 'client';
+    if (!same) {
+      changes.lat = next?.lat ?? null;
+      changes.lon = next?.lon ?? null;
+      changes.altitude = next?.altitude ?? null;
+      changes.coordinates_source = next ? 'client' : null;
+    }
+  }
+  return changes;
+}
+
+/** `minLon,minLat,maxLon,maxLat`, checked: a bad box is a 400 naming `query.bbox`. */
+export function parseBbox(text: string): BoundingBox {
+  const parts = text.split(',').map((p) => p.trim());
+  const nums = parts.map((p) => (p === '' ? NaN : Number(p)));
+  const bad = (message: string): never => validationFailed([{ path: 'query.bbox', message }]);
+  if (parts.length !== 4 || nums.some((n) => !Number.isFinite(n))) bad('must be four numbers: minLon,minLat,maxLon,maxLat');
+  const [minLon, minLat, maxLon, maxLat] = nums as [number, number, number, number];
+  if (Math.abs(minLon) > 180 || Math.abs(maxLon) > 180) bad('longitudes must be within -180..180');
+  if (Math.abs(minLat) > 90 || Math.abs(maxLat) > 90) bad('latitudes must be within -90..90');
+  if (minLat > maxLat) bad('minLat must not be greater than maxLat');
+  return { minLon, minLat, maxLon, maxLat };
+}
