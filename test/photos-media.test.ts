@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -310,5 +311,141 @@ describe('AnnotationShapes schema', () => {
     ];
     for (const b of bad) assert.equal(validate(b), false, JSON.stringify(b).slice(0, 200));
     assert.ok(validate({ shapes: Array.from({ length: MAX_SHAPES }, () => rect) }));
+  });
+});
+
+describe('HEIC (HEVC-coded HEIF)', () => {
+  // A real HEVC bitstream (libheif + kvazaar) in an iPhone-like container: stored 640 × 480,
+  // an irot box turning it 90° clockwise, and an Exif item whose Orientation (6) says the same —
+  // see test/fixtures/README.md. Stored quadrants: red, green / blue, white.
+  const fixture = path.join(import.meta.dirname, 'fixtures', 'hevc-rotated-exif.heic');
+  const heic = () => fs.readFile(fixture);
+  type Rgb = [number, number, number];
+  async function pixels(jpeg: Buffer) {
+    const { data, info } = await sharp(jpeg).raw().toBuffer({ resolveWithObject: true });
+    return (fx: number, fy: number): Rgb => {
+      const i = (Math.floor(fy * info.height) * info.width + Math.floor(fx * info.width)) * info.channels;
+      return [data[i]!, data[i + 1]!, data[i + 2]!];
+    };
+  }
+  const near = (got: Rgb, want: Rgb, what: string) =>
+    assert.ok(got.every((c, i) => Math.abs(c - want[i]!) < 40), `${what}: got ${got}, want about ${want}`);
+  /** Rotated once, 90° clockwise: blue, red / white, green. Twice would be white, blue / green, red. */
+  async function assertUprightOnce(jpeg: Buffer) {
+    const px = await pixels(jpeg);
+    near(px(0.25, 0.25), [40, 40, 230], 'top left');
+    near(px(0.75, 0.25), [230, 40, 40], 'top right');
+    near(px(0.25, 0.75), [245, 245, 245], 'bottom left');
+    near(px(0.75, 0.75), [40, 210, 40], 'bottom right');
+  }
+  /** The fixture with its ispe (stored size) rewritten: a header declaring far more pixels than its data. */
+  async function withDeclaredSize(width: number, height: number): Promise<Buffer> {
+    const b = Buffer.from(await heic());
+    const at = b.indexOf(Buffer.from('ispe', 'latin1'));
+    assert.ok(at > 0 && b.indexOf(Buffer.from('ispe', 'latin1'), at + 1) < 0, 'one ispe box');
+    b.writeUInt32BE(width, at + 8);
+    b.writeUInt32BE(height, at + 12);
+    return b;
+  }
+
+  it('is what sharp cannot decode by itself: a HEIF container with HEVC compression', async () => {
+    const m = await sharp(await heic()).metadata();
+    assert.equal(m.format, 'heif');
+    assert.equal(m.compression, 'hevc');
+    await assert.rejects(sharp(await heic()).raw().toBuffer());
+  });
+
+  it('is sniffed as image/heic and its header read without decoding', async () => {
+    const b = await heic();
+    assert.equal(sniffImageType(b.subarray(0, 64)), 'image/heic');
+    for (const input of [fixture, b]) {
+      const h = await readImageHeader(input);
+      assert.deepEqual([h.format, h.width, h.height, h.pixels], ['heif', 480, 640, 480 * 640]);
+    }
+  });
+
+  it('makes large and thumbnail JPEGs, upright, rotated once (irot) not twice (irot + EXIF)', async () => {
+    const r = await makeVariants(fixture, { large: 2048, thumbnail: 320 });
+    assert.deepEqual([r.width, r.height], [480, 640]);
+    assert.deepEqual([r.variants.large.width, r.variants.large.height], [480, 640]);
+    assert.deepEqual([r.variants.thumbnail.width, r.variants.thumbnail.height], [240, 320]);
+    for (const v of Object.values(r.variants)) {
+      assert.equal(v.contentType, 'image/jpeg');
+      assert.equal(sniffImageType(v.data), 'image/jpeg');
+      const m = await sharp(v.data).metadata();
+      assert.deepEqual([m.format, m.width, m.height], ['jpeg', v.width, v.height]);
+      assert.ok(m.orientation === undefined || m.orientation === 1);
+      assert.equal(m.exif, undefined, 'metadata stripped');
+      await assertUprightOnce(v.data);
+    }
+    // From a buffer and from a stream too.
+    const fromStream = await makeVariants(Readable.from([await heic()]), { thumbnail: 100 });
+    assert.deepEqual([fromStream.variants.thumbnail.width, fromStream.variants.thumbnail.height], [75, 100]);
+    await assertUprightOnce(fromStream.variants.thumbnail.data);
+  });
+
+  it('renders annotations over it, upright', async () => {
+    const out = await renderAnnotated(await heic(), [
+      { type: 'rectangle', x: 0.4, y: 0.4, w: 0.2, h: 0.2, color: '#000000', width: 0.02 },
+    ], { maxSide: 2048 });
+    assert.deepEqual([out.width, out.height], [480, 640]);
+    await assertUprightOnce(out.data);
+    const px = await pixels(out.data);
+    near(px(0.4, 0.5), [0, 0, 0], 'rectangle stroke');
+    const small = await renderAnnotated(fixture, [], { maxSide: 320 });
+    assert.deepEqual([small.width, small.height], [240, 320]);
+  });
+
+  it('reads its EXIF: capture time with offset, GPS position, altitude, orientation', async () => {
+    for (const input of [fixture, await heic()]) {
+      const exif = await readExif(input);
+      assert.equal(exif.capturedAt?.toISOString(), '2024-05-17T12:32:10.000Z');
+      assert.deepEqual(exif.coordinates, { lat: 48.8584, lon: 2.2945 });
+      assert.equal(exif.altitude, 35.5);
+      assert.equal(exif.orientation, 6);
+    }
+  });
+
+  it('refuses more pixels than allowed from the header, before decoding', async () => {
+    await rejectsWith(makeVariants(fixture, { large: 2048 }, { maxPixels: 480 * 640 - 1 }), 'too_many_pixels');
+    await rejectsWith(renderAnnotated(fixture, [], { maxPixels: 100_000 }), 'too_many_pixels');
+    // A header declaring 50 000 × 40 000 over 3 KB of data: decoding it would fail (corrupt_image)
+    // or allocate 8 GB; the check on the header refuses it first.
+    const bomb = await withDeclaredSize(50_000, 40_000);
+    const h = await readImageHeader(bomb);
+    assert.equal(h.pixels, 2_000_000_000);
+    await rejectsWith(makeVariants(bomb, { large: 2048 }), 'too_many_pixels');
+    await rejectsWith(renderAnnotated(bomb, []), 'too_many_pixels');
+  });
+
+  it('fails with corrupt_image when the file is cut short, the HEVC data damaged or not what the header says', async () => {
+    const b = await heic();
+    const cut = b.subarray(0, b.length - 900);
+    await rejectsWith(makeVariants(cut, { large: 2048 }), 'corrupt_image');
+    await rejectsWith(renderAnnotated(await writeTmp('cut.heic', cut), []), 'corrupt_image');
+    // The container whole, the start of the coded image zeroed: libheif's decoder refuses it.
+    const damaged = Buffer.from(b);
+    const mdat = damaged.indexOf(Buffer.from('mdat', 'latin1')) + 4;
+    damaged.fill(0, mdat, mdat + 200);
+    assert.equal((await sharp(damaged).metadata()).compression, 'hevc');
+    const err = await rejectsWith(makeVariants(damaged, { large: 2048 }), 'corrupt_image');
+    assert.match(err.message, /HEIC/);
+    await rejectsWith(renderAnnotated(damaged, []), 'corrupt_image');
+    // Declared 64 × 64 but coded 640 × 480: within the pixel limit, and libheif refuses the mismatch.
+    await rejectsWith(makeVariants(await withDeclaredSize(64, 64), { large: 2048 }), 'corrupt_image');
+  });
+
+  it('loads the WebAssembly decoder on first use, not when the media module is imported', () => {
+    const code = `
+      const { createRequire } = await import('node:module');
+      const require = createRequire(process.cwd() + '/');
+      const loaded = () => Object.keys(require.cache).some((k) => k.includes('libheif'));
+      const media = await import('./src/features/photos/photos.media.ts');
+      const before = loaded();
+      await media.makeVariants(${JSON.stringify(fixture)}, { t: 32 });
+      console.log(JSON.stringify({ before, after: loaded() }));`;
+    const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { cwd: path.join(import.meta.dirname, '..'), encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(JSON.parse(r.stdout.trim().split('\n').pop()!), { before: false, after: true });
   });
 });

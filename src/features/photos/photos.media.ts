@@ -2,6 +2,8 @@
  * The photo media adapter: everything that touches image bytes (sniffing, header-only pixel
  * checks, EXIF, variants, annotated renders) behind a few functions, so routes and jobs deal in
  * paths, streams and plain values. sharp (libvips) does the image work; exifr reads EXIF.
+ * HEVC-coded HEIC, which sharp's prebuilt libvips cannot decode, goes through libheif's
+ * WebAssembly build (photos.heic.ts) and continues through sharp as raw pixels.
  *
  * Every sharp pipeline is built by `open()`, which sets `limitInputPixels` (a decompression bomb
  * is refused by libvips before it allocates the image) and `failOn: 'truncated'` (a cut-off
@@ -13,6 +15,7 @@ import type { Readable } from 'node:stream';
 import exifr from 'exifr';
 import sharp, { type Metadata, type Sharp } from 'sharp';
 import { annotationsSvg, type AnnotationShape } from './photos.annotations.ts';
+import { decodeHeic, HeicDecodeError } from './photos.heic.ts';
 
 export { sniffImageType, SNIFF_BYTES, type ImageMime } from './photos.sniff.ts';
 
@@ -37,6 +40,10 @@ function toMediaError(err: unknown, what: string): MediaError {
   if (err instanceof MediaError) return err;
   const msg = err instanceof Error ? err.message : String(err);
   if (/pixel limit/i.test(msg)) return new MediaError('too_many_pixels', `${what}: the image has more pixels than allowed`, { cause: err });
+  // A HEIF cut short: libvips reads the header, libheif finds the item data past the end of the file.
+  if (/corrupt header[\s\S]*(outside of file bounds|end of file)/i.test(msg)) {
+    return new MediaError('corrupt_image', `${what}: the image data is damaged or incomplete (the file is cut short)`, { cause: err });
+  }
   if (/unsupported image format|bad seek|input buffer contains unsupported|input file contains unsupported|not a known file format/i.test(msg)) {
     return new MediaError('unsupported_format', `${what}: not a supported image (JPEG, PNG, WebP, HEIC)`, { cause: err });
   }
@@ -68,6 +75,46 @@ async function settle(input: MediaInput): Promise<string | Buffer> {
     throw new MediaError('processing_failed', `reading the image: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
   return Buffer.concat(chunks);
+}
+
+const PHOTO_FORMATS = ['jpeg', 'png', 'webp', 'heif'];
+
+/**
+ * The photo as a sharp pipeline that yields upright pixels, and its size as displayed.
+ *
+ * The header is read first: an unsupported format or more pixels than `maxPixels` is refused
+ * before anything is decoded. JPEG, PNG, WebP and AVIF are decoded by libvips, rotated by their
+ * EXIF orientation. HEVC-coded HEIF is decoded by libheif (photos.heic.ts), which applies the
+ * HEIF transformations (irot/imir) itself; libvips already leaves the EXIF orientation of a HEIF
+ * out of its metadata, and the raw pixels carry none, so nothing is rotated twice.
+ */
+async function openUpright(input: MediaInput, maxPixels: number, what: string): Promise<{ img: Sharp; width: number; height: number }> {
+  const src = await settle(input);
+  const meta = await open(src, maxPixels).metadata();
+  if (!meta.width || !meta.height || !PHOTO_FORMATS.includes(meta.format ?? '')) {
+    throw new MediaError('unsupported_format', `${what}: ${meta.format ?? 'unknown'} is not a supported photo format`);
+  }
+  if (meta.width * meta.height > maxPixels) {
+    throw new MediaError('too_many_pixels', `${what}: ${meta.width} × ${meta.height} is more than ${maxPixels} pixels`);
+  }
+  if (meta.format === 'heif' && meta.compression === 'hevc') {
+    let px;
+    try {
+      px = await decodeHeic(typeof src === 'string' ? await fs.readFile(src) : src);
+    } catch (err) {
+      if (err instanceof HeicDecodeError) {
+        throw new MediaError('corrupt_image', `${what}: the HEIC image data is damaged or incomplete (${firstLine(err.message)})`, { cause: err });
+      }
+      throw new MediaError('processing_failed', `${what}: decoding the HEIC image: ${err instanceof Error ? firstLine(err.message) : String(err)}`, { cause: err });
+    }
+    if (px.width * px.height > maxPixels) {
+      throw new MediaError('too_many_pixels', `${what}: ${px.width} × ${px.height} is more than ${maxPixels} pixels`);
+    }
+    const img = sharp(px.data, { raw: { width: px.width, height: px.height, channels: px.channels }, limitInputPixels: maxPixels });
+    return { img, width: px.width, height: px.height };
+  }
+  const swap = (meta.orientation ?? 1) >= 5;
+  return { img: open(src, maxPixels).rotate(), width: swap ? meta.height : meta.width, height: swap ? meta.width : meta.height };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -129,7 +176,7 @@ export async function readImageHeader(input: string | Buffer): Promise<ImageHead
       throw toMediaError(err2, 'reading the image header');
     }
   }
-  if (!['jpeg', 'png', 'webp', 'heif'].includes(m.format!)) {
+  if (!PHOTO_FORMATS.includes(m.format!)) {
     throw new MediaError('unsupported_format', `reading the image header: ${m.format} is not a supported photo format`);
   }
   return { width: m.width!, height: m.height!, pixels: m.width! * m.height!, format: m.format!, bytesRead };
@@ -272,7 +319,7 @@ const JPEG_OUT = (quality: number) => ({ quality, progressive: true, mozjpeg: fa
  * Auto-rotated JPEG variants, longest side at most each given size (never upscaled), metadata
  * stripped (the pixels are already rotated; colour is converted to sRGB by sharp).
  *
- * The input is decoded ONCE: one pipeline decodes, rotates and shrinks to the largest variant
+ * The input is decoded ONCE (HEVC HEIC by libheif, the rest by libvips): one pipeline decodes, rotates and shrinks to the largest variant
  * as raw pixels; every variant is then encoded from those pixels (smaller ones are resized from
  * them, which is cheap). Thumbnails made from the 2048 px pixels look the same as ones made from
  * the original.
@@ -290,22 +337,9 @@ export async function makeVariants<K extends string>(
     if (!Number.isInteger(size) || size < 1) throw new TypeError(`makeVariants: bad size ${size}`);
   }
   const biggest = Math.max(...entries.map(([, s]) => s));
-  let hevc = false;
   try {
-    const img = open(await settle(input), maxPixels);
-    const meta = await img.metadata();
-    if (!meta.width || !meta.height || !['jpeg', 'png', 'webp', 'heif'].includes(meta.format ?? '')) {
-      throw new MediaError('unsupported_format', `making variants: ${meta.format ?? 'unknown'} is not a supported photo format`);
-    }
-    if (meta.width * meta.height > maxPixels) {
-      throw new MediaError('too_many_pixels', `making variants: ${meta.width} × ${meta.height} is more than ${maxPixels} pixels`);
-    }
-    hevc = meta.format === 'heif' && meta.compression === 'hevc';
-    const swap = (meta.orientation ?? 1) >= 5;
-    const width = swap ? meta.height : meta.width;
-    const height = swap ? meta.width : meta.height;
+    const { img, width, height } = await openUpright(input, maxPixels, 'making variants');
     const { data: raw, info } = await img
-      .rotate()
       .resize({ width: biggest, height: biggest, fit: 'inside', withoutEnlargement: true })
       .flatten({ background: '#ffffff' }) // transparent PNG/WebP areas become white, not black
       .toColourspace('srgb')
@@ -321,10 +355,6 @@ export async function makeVariants<K extends string>(
     }));
     return { width, height, variants: out };
   } catch (err) {
-    if (hevc && !(err instanceof MediaError)) {
-      // sharp's prebuilt libvips reads the HEIF container but decodes only AVIF, not HEVC.
-      throw new MediaError('unsupported_format', 'making variants: this server cannot decode HEIC (HEVC) photos', { cause: err });
-    }
     throw toMediaError(err, 'making variants');
   }
 }
@@ -344,8 +374,8 @@ export async function renderAnnotated(
   const maxSide = options.maxSide ?? 2048;
   const maxPixels = options.maxPixels ?? DEFAULT_MAX_PIXELS;
   try {
-    const { data: raw, info } = await open(await settle(input), maxPixels)
-      .rotate()
+    const { img } = await openUpright(input, maxPixels, 'rendering annotations');
+    const { data: raw, info } = await img
       .resize({ width: maxSide, height: maxSide, fit: 'inside', withoutEnlargement: true })
       .flatten({ background: '#ffffff' }) // transparent PNG/WebP areas become white, not black
       .toColourspace('srgb')
