@@ -37,6 +37,9 @@ import multipart from '@fastify/multipart';
 import { PhotoIntake } from './features/photos/photos.intake.ts';
 import { PhotosService } from './features/photos/photos.service.ts';
 import { photoRoutes } from './features/photos/photos.routes.ts';
+import { VideoIntake } from './features/videos/videos.intake.ts';
+import { videoRoutes } from './features/videos/videos.routes.ts';
+import { VideosService } from './features/videos/videos.service.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -118,7 +121,8 @@ export async function buildApp({ config, db, logger, blobs: givenBlobs }: AppDep
   const workspaces = new WorkspacesService(db, eventLog);
   const users = new UsersService(db, authenticator, eventLog);
   const apiKeys = new ApiKeysService(db, authenticator);
-  const projects = new ProjectsService(db, eventLog);
+  const photos = new PhotosService(db, eventLog, blobs, config);
+  const projects = new ProjectsService(db, eventLog, photos.sign);
   const events = new EventsService(db);
   const webhooks = new WebhooksService(db, { events: eventLog, allowPrivate: parseAllowList(config.webhookAllowPrivate) });
 
@@ -129,7 +133,8 @@ export async function buildApp({ config, db, logger, blobs: givenBlobs }: AppDep
   webhookRoutes(app, webhooks);
   eventRoutes(app, events);
   fileRoutes(app, new FilesService(blobs));
-  photoRoutes(app, new PhotosService(db, eventLog, blobs, config), new PhotoIntake(blobs, config));
+  photoRoutes(app, photos, new PhotoIntake(blobs, config));
+  videoRoutes(app, new VideosService(db, eventLog, blobs, config), new VideoIntake(blobs, config));
 
   app.addHook('onClose', async () => rateLimiter.stop());
   return app;

@@ -3,8 +3,10 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TSchema } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { EVENT_TYPES, type EventType } from '../features/events/event-types.ts';
+import { Photo } from '../features/photos/photos.schemas.ts';
 import { Project } from '../features/projects/projects.schemas.ts';
 import { User } from '../features/users/users.schemas.ts';
+import { Video } from '../features/videos/videos.schemas.ts';
 import { Webhook } from '../features/webhooks/webhooks.schemas.ts';
 import { ERROR_CODES, Problem } from './errors.ts';
 
@@ -44,7 +46,9 @@ function conventionHeaders(methods: string[], schema: DocSchema): Record<string,
 /** Resource schemas that event payloads carry as `data`, by the event's resource (the part before the dot). */
 const EVENT_DATA: Record<string, { name: string; schema: TSchema }> = {
   project: { name: 'Project', schema: Project },
+  photo: { name: 'Photo', schema: Photo },
   user: { name: 'User', schema: User },
+  video: { name: 'Video', schema: Video },
 };
 
 /** A TypeBox schema as plain JSON (without TypeBox's symbol keys), for the document's components. */
@@ -171,7 +175,7 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string): 
       components: {
         securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key: `jsk_…`.' } },
         // The resources event payloads carry, referenced from `webhooks`.
-        schemas: { Project: plain(Project), User: plain(User), Webhook: plain(Webhook) },
+        schemas: { Project: plain(Project), Photo: plain(Photo), User: plain(User), Video: plain(Video), Webhook: plain(Webhook) },
       },
       webhooks: eventWebhooks(),
       security: [{ bearer: [] }],

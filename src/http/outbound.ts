@@ -193,7 +193,7 @@ export async function outboundDownload(target: string | URL, options: OutboundDo
       }
       const location = response.headers.location;
       if (response.statusCode >= 300 && response.statusCode < 400 && typeof location === 'string') {
-        response.body.destroy();
+        discard(response.body);
         if (hop >= (options.maxRedirects ?? 3)) throw new OutboundError('network_error', `More than ${options.maxRedirects ?? 3} redirects.`);
         current = new URL(location, url);
         continue;
@@ -212,7 +212,7 @@ export async function outboundDownload(target: string | URL, options: OutboundDo
         status: response.statusCode, headers: response.headers, url, body: chunks(),
         cancel: () => {
           clearTimeout(timer);
-          body.destroy();
+          discard(body);
         },
       };
     }
@@ -220,6 +220,12 @@ export async function outboundDownload(target: string | URL, options: OutboundDo
     clearTimeout(timer);
     throw err;
   }
+}
+
+/** Drops a response body unread (undici reports its destruction as an error; nobody is listening for it). */
+function discard(body: Dispatcher.ResponseData['body']): void {
+  body.on('error', () => undefined);
+  body.destroy();
 }
 
 function withUserAgent(headers: Record<string, string> | undefined, userAgent: string): Record<string, string> {

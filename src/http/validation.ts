@@ -25,8 +25,10 @@ export function registerValidation(app: FastifyInstance): void {
     // A route that also takes multipart/form-data reads that body itself, as a stream: the
     // parser leaves no body, and the JSON schema applies only to JSON bodies.
     if (httpPart === 'body' && (schema as { [ALSO_MULTIPART]?: boolean })[ALSO_MULTIPART]) {
-      const either = (data: unknown) => data === undefined || validate(data);
-      return Object.assign(either, { get errors() { return validate.errors; } });
+      // (Fastify hands a missing body to validators as null.)
+      const either = (data: unknown) => data === undefined || data === null || validate(data);
+      // Fastify reads `errors` from the function after a failed call: pass Ajv's through.
+      return Object.defineProperty(either, 'errors', { get: () => validate.errors });
     }
     return validate;
   });

@@ -10,6 +10,10 @@ import type { ProjectRow } from './projects.views.ts';
 const memberIdsOf = (ref: string) =>
   sql<string[]>`coalesce((select array_agg(m.user_id order by m.user_id) from project_members m where m.project_id = ${sql.ref(ref)}), '{}')`;
 
+/** The blob key of the thumbnail of the cover photo whose id column is `ref` (null without one). */
+const coverKeyOf = (ref: string) =>
+  sql<string | null>`(select cv.variants->'thumbnail'->>'key' from photos cv where cv.id = ${sql.ref(ref)})`;
+
 /** Visible to a restricted user: they created it or are on its crew. Kept beside `visibleProjectIds`, its twin. */
 const createdByOrMemberOf = (projectRef: string, creatorRef: string, userId: string): Expression<SqlBool> =>
   sql<SqlBool>`(${sql.ref(creatorRef)} = ${userId} or exists (select 1 from project_members vm where vm.project_id = ${sql.ref(projectRef)} and vm.user_id = ${userId}))`;
@@ -36,13 +40,13 @@ export interface ProjectListCriteria {
 
 export class ProjectsRepository {
   get(db: Executor, workspaceId: string, id: string): Promise<ProjectRow | undefined> {
-    return db.selectFrom('projects as p').selectAll('p').select(memberIdsOf('p.id').as('member_ids'))
+    return db.selectFrom('projects as p').selectAll('p').select([memberIdsOf('p.id').as('member_ids'), coverKeyOf('p.cover_photo_id').as('cover_thumbnail_key')])
       .where('p.workspace_id', '=', workspaceId).where('p.id', '=', id).executeTakeFirst();
   }
 
   /** The project, locked until the transaction ends, so concurrent writes apply one after the other. */
   getForUpdate(db: Executor, workspaceId: string, id: string): Promise<ProjectRow | undefined> {
-    return db.selectFrom('projects as p').selectAll('p').select(memberIdsOf('p.id').as('member_ids'))
+    return db.selectFrom('projects as p').selectAll('p').select([memberIdsOf('p.id').as('member_ids'), coverKeyOf('p.cover_photo_id').as('cover_thumbnail_key')])
       .where('p.workspace_id', '=', workspaceId).where('p.id', '=', id).forUpdate('p').executeTakeFirst();
   }
 
@@ -58,7 +62,7 @@ export class ProjectsRepository {
 
   /** One query per page: filters, visibility, keyset and the crew aggregate together. */
   list(db: Executor, c: ProjectListCriteria): Promise<ProjectRow[]> {
-    let q = db.selectFrom('projects as p').selectAll('p').select(memberIdsOf('p.id').as('member_ids'))
+    let q = db.selectFrom('projects as p').selectAll('p').select([memberIdsOf('p.id').as('member_ids'), coverKeyOf('p.cover_photo_id').as('cover_thumbnail_key')])
       .where('p.workspace_id', '=', c.workspaceId);
     if (c.status !== 'all') q = q.where('p.status', '=', c.status);
     if (c.visibleTo !== null) q = q.where(createdByOrMemberOf('p.id', 'p.created_by', c.visibleTo));
@@ -85,14 +89,14 @@ export class ProjectsRepository {
 
   /** The insert of a new project, for the caller to run (e.g. in one statement with its event). */
   insertQuery(db: Executor, row: ProjectRow) {
-    const { member_ids: _crew, ...columns } = row;
+    const { member_ids: _crew, cover_thumbnail_key: _cover, ...columns } = row;
     return db.insertInto('projects').values(columns);
   }
 
   /** Applies the changes and moves updated_at forward (at least 1 ms). */
   update(db: Executor, id: string, changes: UpdateObject<Database, 'projects'>): Promise<ProjectRow> {
     return db.updateTable('projects').set({ ...changes, updated_at: bumpUpdatedAt }).where('id', '=', id)
-      .returningAll().returning(memberIdsOf('projects.id').as('member_ids')).executeTakeFirstOrThrow();
+      .returningAll().returning([memberIdsOf('projects.id').as('member_ids'), coverKeyOf('projects.cover_photo_id').as('cover_thumbnail_key')]).executeTakeFirstOrThrow();
   }
 
   /** Archives (stamping archived_at with the database clock, like updated_at) or restores. */

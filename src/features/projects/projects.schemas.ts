@@ -84,6 +84,7 @@ export type ProjectCreateInput = Static<typeof ProjectCreate>;
 
 export const ProjectPatch = Type.Object({
   name: Type.Optional(ProjectName),
+  cover_photo_id: Type.Optional(Nullable(Type.String({ maxLength: 100, description: 'pho_… of a processed photo of this project; null removes the cover.' }))),
   description: Type.Optional(Nullable(Description)),
   address: Type.Optional(Nullable(AddressInput)),
   coordinates: Type.Optional(Nullable(Coordinates)),

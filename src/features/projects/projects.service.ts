@@ -40,7 +40,8 @@ export class ProjectsService {
   private readonly projects = new ProjectsRepository();
   private readonly users = new UsersRepository();
 
-  constructor(private readonly db: Db, private readonly events: EventLog) {}
+  /** `sign` turns the cover photo's thumbnail key into a signed URL (the photos feature's signer). */
+  constructor(private readonly db: Db, private readonly events: EventLog, private readonly sign: (key: string) => Promise<string>) {}
 
   async list(actor: Actor, filters: ProjectListFilters & { limit: number }): Promise<PageOf<ProjectView>> {
     const sort = filters.sort ?? 'created_at';
@@ -60,16 +61,16 @@ export class ProjectsService {
       const after = decodeCursor(filters.cursor, sort, 2, ([at, id]) => isIsoTimestamp(at!) && typeof id === 'string');
       if (after) criteria.after = { updatedAt: new Date(after[0] as string), id: after[1] as string };
       const rows = await this.projects.list(this.db, criteria);
-      return toPage(rows, filters.limit, sort, (p) => [p.updated_at.toISOString(), p.id], toProjectView);
+      return this.viewPage(toPage(rows, filters.limit, sort, (p) => [p.updated_at.toISOString(), p.id], (p) => p));
     }
     const after = decodeCursor(filters.cursor, sort, 1, ([id]) => typeof id === 'string');
     if (after) criteria.after = { id: after[0] as string, updatedAt: null };
     const rows = await this.projects.list(this.db, criteria);
-    return toPage(rows, filters.limit, sort, (p) => [p.id], toProjectView);
+    return this.viewPage(toPage(rows, filters.limit, sort, (p) => [p.id], (p) => p));
   }
 
   async get(actor: Actor, id: string): Promise<ProjectView> {
-    return toProjectView(await this.project(this.db, actor, id, 'view'));
+    return this.view(await this.project(this.db, actor, id, 'view'));
   }
 
   /** Everyone may create projects; the caller is recorded as the creator (which is what lets restricted users see it). */
@@ -87,6 +88,7 @@ export class ProjectsService {
       lat: input.coordinates?.lat ?? null,
       lon: input.coordinates?.lon ?? null,
       cover_photo_id: null,
+      cover_thumbnail_key: null,
       created_by: actor.userId,
       created_at: now,
       updated_at: now,
@@ -107,7 +109,8 @@ export class ProjectsService {
       const project = await this.project(tx, actor, id, 'edit', { lock: true });
       checkIfMatch(ifMatch, toProjectView(project));
       const changes = changesOf(project, patch);
-      if (Object.keys(changes).length === 0) return toProjectView(project);
+      if (patch.cover_photo_id) await this.checkCoverPhoto(tx, project, patch.cover_photo_id);
+      if (Object.keys(changes).length === 0) return this.view(project);
       return this.emitChange(tx, 'project.updated', await this.projects.update(tx, project.id, changes));
     });
   }
@@ -125,7 +128,7 @@ export class ProjectsService {
   async archive(actor: Actor, id: string): Promise<ProjectView> {
     return this.db.transaction().execute(async (tx) => {
       const project = await this.project(tx, actor, id, 'edit', { lock: true });
-      if (project.status === 'archived') return toProjectView(project);
+      if (project.status === 'archived') return this.view(project);
       return this.emitChange(tx, 'project.archived', await this.projects.setStatus(tx, project.id, 'archived'));
     });
   }
@@ -134,7 +137,7 @@ export class ProjectsService {
   async restore(actor: Actor, id: string): Promise<ProjectView> {
     return this.db.transaction().execute(async (tx) => {
       const project = await this.project(tx, actor, id, 'edit', { lock: true });
-      if (project.status === 'active') return toProjectView(project);
+      if (project.status === 'active') return this.view(project);
       return this.emitChange(tx, 'project.restored', await this.projects.setStatus(tx, project.id, 'active'));
     });
   }
@@ -169,9 +172,32 @@ export class ProjectsService {
     });
   }
 
+  /** A project as the API returns it: its cover photo's thumbnail URL is signed now. */
+  private async view(row: ProjectRow): Promise<ProjectView> {
+    return toProjectView(row, row.cover_thumbnail_key === null ? null : await this.sign(row.cover_thumbnail_key));
+  }
+
+  private async viewPage(page: PageOf<ProjectRow>): Promise<PageOf<ProjectView>> {
+    return { ...page, data: await Promise.all(page.data.map((row) => this.view(row))) };
+  }
+
+  /** A cover is a processed photo of the same project (its thumbnail is what lists show). */
+  private async checkCoverPhoto(db: Executor, project: ProjectRow, photoId: string): Promise<void> {
+    const photo = isId('photo', photoId)
+      ? await db.selectFrom('photos').select(['project_id', 'processing_status']).where('id', '=', photoId)
+        .where('workspace_id', '=', project.workspace_id).executeTakeFirst()
+      : undefined;
+    if (!photo || photo.project_id !== project.id) {
+      unprocessable('invalid_cover_photo', `${photoId} is not a photo of this project.`, [{ path: 'body.cover_photo_id', message: 'must be a photo of this project' }]);
+    }
+    if (photo!.processing_status !== 'processed') {
+      unprocessable('invalid_cover_photo', `${photoId} is ${photo!.processing_status}; a cover must be a processed photo.`, [{ path: 'body.cover_photo_id', message: 'must be a processed photo' }]);
+    }
+  }
+
   /** Records a change in the event log, inside the change's transaction; `data` is the project as the API returns it. */
   private async emitChange(tx: Tx, event: ProjectEvent, row: ProjectRow): Promise<ProjectView> {
-    const view = toProjectView(row);
+    const view = await this.view(row);
     await this.events.emit(tx, { workspaceId: row.workspace_id, event, projectId: row.id, data: view });
     return view;
   }
@@ -203,6 +229,7 @@ function changesOf(project: ProjectRow, patch: ProjectPatchInput): Updateable<Pr
       if (value !== undefined && value !== project[field]) changes[field] = value;
     }
   }
+  if (patch.cover_photo_id !== undefined && patch.cover_photo_id !== project.cover_photo_id) changes.cover_photo_id = patch.cover_photo_id;
   if (patch.coordinates !== undefined) {
     const next: Coordinates = patch.coordinates;
     if ((next?.lat ?? null) !== project.lat || (next?.lon ?? null) !== project.lon) {

@@ -2,11 +2,15 @@ import type { Selectable } from 'kysely';
 import type { ProjectsTable } from '../../db/schema.ts';
 import type { ProjectView } from './projects.schemas.ts';
 
-/** A project row as the repository reads it: the table's columns plus the crew, aggregated in the same query. */
-export type ProjectRow = Selectable<ProjectsTable> & { member_ids: string[] };
+/**
+ * A project row as the repository reads it: the table's columns plus the crew, aggregated in the
+ * same query, and the blob key of the cover photo's thumbnail.
+ */
+export type ProjectRow = Selectable<ProjectsTable> & { member_ids: string[]; cover_thumbnail_key: string | null };
 export type { ProjectView };
 
-export const toProjectView = (p: ProjectRow): ProjectView => ({
+/** `coverThumbnailUrl`: the cover's thumbnail, signed (views are built synchronously; signing may not be). */
+export const toProjectView = (p: ProjectRow, coverThumbnailUrl: string | null = null): ProjectView => ({
   id: p.id,
   name: p.name,
   description: p.description,
@@ -20,10 +24,10 @@ export const toProjectView = (p: ProjectRow): ProjectView => ({
     country: p.country,
   },
   coordinates: p.lat === null || p.lon === null ? null : { lat: p.lat, lon: p.lon },
-  // Tags and cover photos arrive with their features; the fields are in the contract already.
+  // Tags arrive with their feature; the field is in the contract already.
   tags: [],
-  cover_photo_id: null,
-  cover_photo: null,
+  cover_photo_id: p.cover_photo_id,
+  cover_photo: p.cover_photo_id !== null && coverThumbnailUrl !== null ? { id: p.cover_photo_id, thumbnail_url: coverThumbnailUrl } : null,
   member_ids: p.member_ids,
   created_by: p.created_by,
   created_at: p.created_at.toISOString(),
