@@ -33,6 +33,9 @@ export interface MediaConfig {
   importTimeoutSeconds: number;
   /** JOBSITE_WORKER_CONCURRENCY: jobs (photo and video processing, renders) one worker runs at once (default 2). */
   workerConcurrency: number;
+  /** JOBSITE_FFMPEG_PATH / JOBSITE_FFPROBE_PATH: the binaries for videos (default: the npm packages', else PATH); `off` disables (docs/videos.md). */
+  ffmpegPath: string | null;
+  ffprobePath: string | null;
 }
 
 /** Where blobs live: JOBSITE_STORAGE, plus the usual AWS variables for S3. */
@@ -131,6 +134,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     urlTtlSeconds: int('JOBSITE_URL_TTL_SECONDS', 3600, 60, 7 * 24 * 3600),
     importTimeoutSeconds: int('JOBSITE_IMPORT_TIMEOUT_SECONDS', 60, 1, 3600),
     workerConcurrency: int('JOBSITE_WORKER_CONCURRENCY', 2, 1, 64),
+    ffmpegPath: env.JOBSITE_FFMPEG_PATH || null,
+    ffprobePath: env.JOBSITE_FFPROBE_PATH || null,
   };
 
   const logLevel = env.LOG_LEVEL || 'info';

@@ -6,6 +6,7 @@ import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
 import type { EventLog } from '../features/events/events.log.ts';
 import { PHOTO_CRONTAB, photoTasks } from '../features/photos/photos.jobs.ts';
+import { VIDEO_CRONTAB, videoTasks } from '../features/videos/videos.jobs.ts';
 import type { BlobStore } from '../storage/blob-store.ts';
 import { cleanupTasks, CLEANUP_CRONTAB } from './cleanup.ts';
 
@@ -53,7 +54,7 @@ function quietLogger(log?: PinoLogger): Logger {
 }
 
 export function taskList(deps: JobDeps): TaskList {
-  const tasks: TaskList = { ...cleanupTasks(deps), ...photoTasks(deps) };
+  const tasks: TaskList = { ...cleanupTasks(deps), ...photoTasks(deps), ...videoTasks(deps) };
   return tasks;
 }
 
@@ -80,7 +81,7 @@ export async function startWorker(connectionString: string, deps: JobDeps, log?:
       noHandleSignals: true,
       pollInterval: 2000,
       taskList: taskList(deps),
-      crontab: CLEANUP_CRONTAB + PHOTO_CRONTAB,
+      crontab: CLEANUP_CRONTAB + PHOTO_CRONTAB + VIDEO_CRONTAB,
       logger: quietLogger(log),
     });
   } catch (err) {

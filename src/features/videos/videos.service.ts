@@ -1,0 +1,203 @@
+import type { Updateable } from 'kysely';
+import type { Config } from '../../config.ts';
+import type { Db, Executor, Tx } from '../../db/database.ts';
+import type { VideosTable } from '../../db/schema.ts';
+import type { Actor } from '../../http/actor.ts';
+import { ApiError, forbidden, notFound } from '../../http/errors.ts';
+import { checkIfMatch, type IfMatch } from '../../http/etag.ts';
+import { decodeCursor, toPage, type PageOf } from '../../http/pagination.ts';
+import { isIsoTimestamp, parseRfc3339 } from '../../http/timestamps.ts';
+import { isId, newId } from '../../ids.ts';
+import { enqueue } from '../../jobs/enqueue.ts';
+import type { BlobStore } from '../../storage/blob-store.ts';
+import { BlobGarbage } from '../../storage/garbage.ts';
+import type { EventType } from '../events/event-types.ts';
+import type { EventLog } from '../events/events.log.ts';
+import { EVENT_URL_TTL_SECONDS, parseBbox } from '../photos/photos.service.ts';
+import { urlSignerFor, type SignUrl } from '../photos/photos.views.ts';
+import { ProjectAccess } from '../projects/projects.access.ts';
+import type { ReceivedVideo } from './videos.intake.ts';
+import { VideosRepository, type VideoListCriteria } from './videos.repository.ts';
+import type { VideoListFilters, VideoPatchInput } from './videos.schemas.ts';
+import { toVideoView, toVideoViews, type VideoRow, type VideoView } from './videos.views.ts';
+
+type VideoEvent = Extract<EventType, `video.${string}`>;
+
+export const PROCESS_VIDEO = 'process_video';
+
+/**
+ * Videos: upload, the list and the single video, edits and deletion. Access follows the project
+ * (projects.access.ts) and, for changes, the video's creator: restricted users change only their
+ * own videos, as with photos (docs/roles.md). Probing and the poster frame are the
+ * `process_video` job's (videos.jobs.ts), queued in the transaction that records the upload.
+ */
+export class VideosService {
+  private readonly videos = new VideosRepository();
+  private readonly access = new ProjectAccess();
+  private readonly garbage: BlobGarbage;
+  readonly sign: SignUrl;
+  private readonly signForEvents: SignUrl;
+
+  constructor(private readonly db: Db, private readonly events: EventLog, private readonly blobs: BlobStore, config: Config) {
+    this.sign = urlSignerFor(blobs, config.media.urlTtlSeconds);
+    this.signForEvents = urlSignerFor(blobs, Math.max(config.media.urlTtlSeconds, EVENT_URL_TTL_SECONDS));
+    this.garbage = new BlobGarbage(blobs);
+  }
+
+  /** 404/403 before a byte of the upload is read. */
+  async checkCanUpload(actor: Actor, projectId: string): Promise<void> {
+    await this.access.requireProject(this.db, actor, projectId, 'contribute');
+  }
+
+  /**
+   * Records a received upload as a pending video and queues its processing, in one transaction
+   * that also holds the project (so it cannot be deleted in between). If anything refuses the
+   * upload now, the stored object is removed.
+   */
+  async create(actor: Actor, projectId: string, received: ReceivedVideo): Promise<VideoView> {
+    const { stored, fields } = received;
+    try {
+      const row = await this.db.transaction().execute(async (tx) => {
+        const project = await this.access.requireProject(tx, actor, projectId, 'contribute', 'share');
+        const now = new Date();
+        const inserted = await this.videos.insert(tx, {
+          id: newId('video'),
+          workspace_id: actor.workspaceId,
+          project_id: project.id,
+          creator_id: actor.userId,
+          blob_key: stored.key,
+          content_type: stored.contentType,
+          byte_size: stored.byteSize,
+          sha256: stored.sha256,
+          caption: fields.caption ?? null,
+          captured_at: fields.capturedAt ?? now,
+          captured_at_source: fields.capturedAt ? 'client' : 'upload',
+          lat: fields.coordinates?.lat ?? null,
+          lon: fields.coordinates?.lon ?? null,
+          altitude: fields.coordinates?.altitude ?? null,
+          coordinates_source: fields.coordinates ? 'client' : null,
+          created_at: now,
+          updated_at: now,
+        });
+        await enqueue(tx, PROCESS_VIDEO, { video_id: inserted.id }, { jobKey: `video:${inserted.id}` });
+        return inserted;
+      });
+      return await toVideoView(row, this.sign);
+    } catch (err) {
+      await this.blobs.delete(stored.key).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  async list(actor: Actor, filters: VideoListFilters & { limit: number }, projectId?: string): Promise<PageOf<VideoView>> {
+    if (projectId !== undefined) await this.access.requireProject(this.db, actor, projectId, 'view');
+    const sort = filters.sort ?? 'created_at';
+    const criteria: VideoListCriteria = {
+      workspaceId: actor.workspaceId,
+      visibleProjects: this.access.visibleProjectIds(this.db, actor),
+      projectId: projectId ?? filters.project_id,
+      capturedAfter: filters.captured_after === undefined ? undefined : parseRfc3339(filters.captured_after, 'query.captured_after'),
+      capturedBefore: filters.captured_before === undefined ? undefined : parseRfc3339(filters.captured_before, 'query.captured_before'),
+      creatorId: filters.creator_id,
+      bbox: filters.bbox === undefined ? undefined : parseBbox(filters.bbox),
+      processingStatus: filters.processing_status,
+      sort,
+      after: null,
+      limit: filters.limit,
+    };
+    let page: PageOf<VideoRow>;
+    if (sort === 'captured_at') {
+      const after = decodeCursor(filters.cursor, sort, 2, ([at, id]) => isIsoTimestamp(at!) && typeof id === 'string');
+      if (after) criteria.after = { capturedAt: new Date(after[0] as string), id: after[1] as string };
+      page = toPage(await this.videos.list(this.db, criteria), filters.limit, sort, (v) => [v.captured_at.toISOString(), v.id], (v) => v);
+    } else {
+      const after = decodeCursor(filters.cursor, sort, 1, ([id]) => typeof id === 'string');
+      if (after) criteria.after = { id: after[0] as string, capturedAt: null };
+      page = toPage(await this.videos.list(this.db, criteria), filters.limit, sort, (v) => [v.id], (v) => v);
+    }
+    return { ...page, data: await toVideoViews(page.data, this.sign) };
+  }
+
+  async get(actor: Actor, id: string): Promise<VideoView> {
+    return toVideoView(await this.video(this.db, actor, id, 'view'), this.sign);
+  }
+
+  /** JSON merge patch of caption, time and coordinates; a value set here is never replaced by the file's metadata. */
+  async update(actor: Actor, id: string, patch: VideoPatchInput, ifMatch: IfMatch): Promise<VideoView> {
+    return this.db.transaction().execute(async (tx) => {
+      const video = await this.video(tx, actor, id, 'change', true);
+      checkIfMatch(ifMatch, viewVersion(video));
+      const changes = changesOf(video, patch);
+      if (Object.keys(changes).length === 0) return toVideoView(video, this.sign);
+      return this.emitChange(tx, 'video.updated', await this.videos.update(tx, video.id, changes));
+    });
+  }
+
+  /** Deletes the video, then its blobs (the original and the poster). */
+  async remove(actor: Actor, id: string, ifMatch: IfMatch): Promise<void> {
+    const video = await this.db.transaction().execute(async (tx) => {
+      const row = await this.video(tx, actor, id, 'change', true);
+      checkIfMatch(ifMatch, viewVersion(row));
+      await this.emitChange(tx, 'video.deleted', row);
+      await this.videos.delete(tx, row.id); // the trigger records its blobs in blob_garbage
+      await enqueue(tx, BlobGarbage.TASK, {}, { jobKey: BlobGarbage.TASK, runAt: new Date(Date.now() + 60_000) });
+      return row;
+    });
+    // Right away, so the URLs stop working with the response; the job retries what fails here.
+    await this.garbage.collect(this.db, [video.blob_key]).catch(() => undefined);
+  }
+
+  /** Records a change in the event log, inside the change's transaction. */
+  private async emitChange(tx: Tx, event: VideoEvent, row: VideoRow): Promise<VideoView> {
+    await this.events.emit(tx, { workspaceId: row.workspace_id, event, projectId: row.project_id, data: await toVideoView(row, this.signForEvents) });
+    return toVideoView(row, this.sign);
+  }
+
+  /**
+   * The video when the actor may `view` it (they can see its project) or `change` it (edit,
+   * delete: restricted users only their own videos); 404 / 403 otherwise.
+   */
+  private async video(db: Executor, actor: Actor, id: string, action: 'view' | 'change', lock = false): Promise<VideoRow> {
+    const row = !isId('video', id) ? undefined
+      : lock ? await this.videos.getForUpdate(db, actor.workspaceId, id)
+      : await this.videos.get(db, actor.workspaceId, id);
+    if (!row) return notFound('video', id);
+    try {
+      await this.access.requireProject(db, actor, row.project_id, 'view');
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404) notFound('video', id);
+      throw err;
+    }
+    if (action === 'change' && actor.role === 'restricted' && row.creator_id !== actor.userId) {
+      forbidden('Your role (restricted) may change only videos you uploaded.');
+    }
+    return row;
+  }
+}
+
+const viewVersion = (v: VideoRow) => ({ id: v.id, updated_at: v.updated_at.toISOString() });
+
+function changesOf(video: VideoRow, patch: VideoPatchInput): Updateable<VideosTable> {
+  const changes: Updateable<VideosTable> = {};
+  if (patch.caption !== undefined && patch.caption !== video.caption) changes.caption = patch.caption;
+  if (patch.captured_at !== undefined) {
+    const at = new Date(patch.captured_at);
+    if (at.getTime() !== video.captured_at.getTime() || video.captured_at_source !== 'client') {
+      changes.captured_at = at;
+      changes.captured_at_source = 'client';
+    }
+  }
+  if (patch.coordinates !== undefined) {
+    const next = patch.coordinates;
+    const same = next === null
+      ? video.lat === null
+      : next.lat === video.lat && next.lon === video.lon && (next.altitude ?? null) === video.altitude && video.coordinates_source === 'client';
+    if (!same) {
+      changes.lat = next?.lat ?? null;
+      changes.lon = next?.lon ?? null;
+      changes.altitude = next?.altitude ?? null;
+      changes.coordinates_source = next ? 'client' : null;
+    }
+  }
+  return changes;
+}
