@@ -173,6 +173,10 @@ describe('photo upload (multipart)', () => {
     const done = (await api(t, ws.admin, 'GET', `/v1/photos/${res.json().id}`)).json();
     assert.equal(done.processing_status, 'failed');
     assert.match(done.processing_error, /damaged|incomplete|truncat/i);
+    assert.equal(done.variants.large, null);
+    const events = (await api(t, ws.admin, 'GET', '/v1/events?event=photo.created')).json().data;
+    const created = events.find((e: { data: { id: string } }) => e.data.id === done.id);
+    assert.equal(created?.data.processing_status, 'failed');
   });
 
   it('answers 404 for another workspace\'s project and for projects a restricted user cannot see', async () => {
