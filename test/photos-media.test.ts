@@ -9,8 +9,12 @@ import Ajv from 'ajv';
 import sharp from 'sharp';
 import { AnnotationShapes, annotationsSvg, MAX_PATH_POINTS, MAX_SHAPES } from '../src/features/photos/photos.annotations.ts';
 import {
+  configureHeicDecoder, type DecodedHeic, decodeHeic, HeicDecodeError, heicDecoderStats, stopHeicDecoder,
+} from '../src/features/photos/photos.heic.ts';
+import {
   HEADER_PREFIX_BYTES, MediaError, makeVariants, readExif, readImageHeader, renderAnnotated, sniffImageType,
 } from '../src/features/photos/photos.media.ts';
+import { heicGrid } from './fixtures/heic-grid.ts';
 import * as img from './fixtures/images.ts';
 
 let dir: string;
@@ -435,17 +439,102 @@ describe('HEIC (HEVC-coded HEIF)', () => {
     await rejectsWith(makeVariants(await withDeclaredSize(64, 64), { large: 2048 }), 'corrupt_image');
   });
 
-  it('loads the WebAssembly decoder on first use, not when the media module is imported', () => {
+  it('decodes in a worker thread started on first use, never on the main thread, and lets the process exit', () => {
+    // No explicit stop: an idle decoder thread (and its 30 s idle timer) must not keep a CLI alive.
     const code = `
       const { createRequire } = await import('node:module');
       const require = createRequire(process.cwd() + '/');
       const loaded = () => Object.keys(require.cache).some((k) => k.includes('libheif'));
       const media = await import('./src/features/photos/photos.media.ts');
-      const before = loaded();
-      await media.makeVariants(${JSON.stringify(fixture)}, { t: 32 });
-      console.log(JSON.stringify({ before, after: loaded() }));`;
-    const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { cwd: path.join(import.meta.dirname, '..'), encoding: 'utf8' });
+      const heic = await import('./src/features/photos/photos.heic.ts');
+      const before = heic.heicDecoderStats().started;
+      const r = await media.makeVariants(${JSON.stringify(fixture)}, { t: 32 });
+      console.log(JSON.stringify({ before, after: heic.heicDecoderStats().started, size: [r.width, r.height], libheifOnMainThread: loaded() }));`;
+    const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
+      cwd: path.join(import.meta.dirname, '..'), encoding: 'utf8', timeout: 20_000,
+    });
+    assert.equal(r.signal, null, 'the process exited by itself');
     assert.equal(r.status, 0, r.stderr);
-    assert.deepEqual(JSON.parse(r.stdout.trim().split('\n').pop()!), { before: false, after: true });
+    assert.deepEqual(JSON.parse(r.stdout.trim().split('\n').pop()!), { before: 0, after: 1, size: [480, 640], libheifOnMainThread: false });
+  });
+
+  it('decodes an 11 MP HEIC while the event loop keeps running', async () => {
+    const big = await heicGrid(6, 6); // 3840 × 2880, 36 HEVC tiles
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 10);
+    let px;
+    try {
+      px = await decodeHeic(big);
+    } finally {
+      clearInterval(timer);
+    }
+    // On the main thread the decode (about a second) would run in one turn of the event loop and
+    // the timer would not fire at all during it.
+    assert.ok(ticks >= 5, `the timer fired ${ticks} times during the decode`);
+    assert.deepEqual([px.width, px.height, px.channels, px.data.length], [3840, 2880, 4, 3840 * 2880 * 4]);
+    const at = (x: number, y: number): number[] => [...px.data.subarray((y * px.width + x) * 4, (y * px.width + x) * 4 + 4)];
+    // Each 640 × 480 tile: red, green / blue, white; opaque.
+    near(at(100, 100).slice(0, 3) as Rgb, [230, 40, 40], 'first tile, top left');
+    near(at(640 + 100, 480 + 400).slice(0, 3) as Rgb, [40, 40, 230], 'tile (1,1), bottom left');
+    near(at(3839, 2879).slice(0, 3) as Rgb, [245, 245, 245], 'last tile, bottom right');
+    assert.equal(at(3839, 2879)[3], 255);
+    const r = await makeVariants(big, { large: 2048, thumbnail: 320 });
+    assert.deepEqual([r.width, r.height, r.variants.large.width, r.variants.large.height], [3840, 2880, 2048, 1536]);
+  });
+
+  it('decodes concurrently on a small pool; one damaged file fails alone', async () => {
+    const b = await heic();
+    const damaged = Buffer.from(b);
+    const mdat = damaged.indexOf(Buffer.from('mdat', 'latin1')) + 4;
+    damaged.fill(0, mdat, mdat + 200);
+    const decodes = [b, b, damaged, b, b, b].map((f) => decodeHeic(f).then((px): DecodedHeic | Error => px, (err: unknown) => err as Error));
+    const s = heicDecoderStats();
+    const pool = Math.min(2, os.availableParallelism());
+    assert.deepEqual([s.busy, s.queued], [pool, 6 - pool], 'at most two decoding at once, the rest waiting');
+    const results = await Promise.all(decodes);
+    results.forEach((r, i) => {
+      if (i === 2) {
+        assert.ok(r instanceof HeicDecodeError, String(r));
+      } else {
+        assert.ok(!(r instanceof Error), String(r));
+        assert.deepEqual([r.width, r.height, r.data.length], [480, 640, 480 * 640 * 4]);
+        assert.deepEqual(r.data, (results[0] as DecodedHeic).data, `decode ${i} gives the same pixels`);
+      }
+    });
+    const after = heicDecoderStats();
+    assert.ok(after.threads <= pool && after.busy === 0 && after.queued === 0, JSON.stringify(after));
+    // Through the media layer too, all at once.
+    const variants = await Promise.all([1, 2, 3, 4].map(() => makeVariants(fixture, { thumbnail: 320 })));
+    for (const v of variants) await assertUprightOnce(v.variants.thumbnail.data);
+  });
+
+  it('ends an idle decoder thread and starts a new one for the next HEIC', async () => {
+    configureHeicDecoder({ idleMs: 20 });
+    try {
+      await decodeHeic(await heic());
+      assert.ok(heicDecoderStats().threads >= 1);
+      while (heicDecoderStats().threads > 0) await new Promise((r) => setTimeout(r, 10));
+      const started = heicDecoderStats().started;
+      const r = await makeVariants(fixture, { thumbnail: 320 });
+      await assertUprightOnce(r.variants.thumbnail.data);
+      assert.equal(heicDecoderStats().started, started + 1, 'a new thread');
+    } finally {
+      configureHeicDecoder({ idleMs: 30_000 });
+    }
+  });
+
+  it('fails only the decode whose thread stops, and the next HEIC gets a new thread', async () => {
+    const big = await heicGrid(6, 6);
+    const running = makeVariants(big, { large: 2048 });
+    while (heicDecoderStats().busy === 0) await new Promise((r) => setTimeout(r, 5));
+    const started = heicDecoderStats().started;
+    const failed = rejectsWith(running, 'processing_failed');
+    await stopHeicDecoder();
+    const err = await failed;
+    assert.match(err.message, /HEIC/);
+    assert.deepEqual(heicDecoderStats(), { threads: 0, busy: 0, queued: 0, started });
+    const r = await makeVariants(fixture, { thumbnail: 320 });
+    await assertUprightOnce(r.variants.thumbnail.data);
+    assert.equal(heicDecoderStats().started, started + 1);
   });
 });
