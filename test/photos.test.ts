@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
+import fs from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
 import { api, newUser, newWorkspace, startTestApp, type TestContext, type TestWorkspace } from './helpers.ts';
@@ -115,6 +116,23 @@ describe('photo upload (multipart)', () => {
     assert.deepEqual([done.width, done.height], [400, 800]);
     const thumb = await sharp((await fetchSigned(done.variants.thumbnail)).rawPayload).metadata();
     assert.deepEqual([thumb.width, thumb.height], [160, 320]);
+  });
+
+  it('takes an iPhone-style HEIC: decoded upright, EXIF time and GPS read', async () => {
+    const ws = await newWorkspace(t);
+    const prj = await project(ws);
+    const heic = await fs.readFile(new URL('./fixtures/hevc-rotated-exif.heic', import.meta.url));
+    const res = await upload(ws.admin, prj, {}, { data: heic, filename: 'IMG_0001.HEIC' });
+    assert.equal(res.statusCode, 201, res.body);
+    assert.equal(res.json().content_type, 'image/heic');
+    await t.runJobs();
+    const done = (await api(t, ws.admin, 'GET', `/v1/photos/${res.json().id}`)).json();
+    assert.equal(done.processing_status, 'processed', done.processing_error);
+    assert.deepEqual([done.width, done.height], [480, 640]);
+    assert.equal(done.captured_at, '2024-05-17T12:32:10.000Z');
+    assert.equal(done.coordinates.lat, 48.8584);
+    const large = await sharp((await fetchSigned(done.variants.large)).rawPayload).metadata();
+    assert.deepEqual([large.format, large.width, large.height], ['jpeg', 480, 640]);
   });
 
   it('accepts PNG and WebP, sniffed from the bytes whatever the declared type', async () => {
