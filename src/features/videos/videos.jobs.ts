@@ -15,6 +15,7 @@ import { EVENT_URL_TTL_SECONDS } from '../photos/photos.service.ts';
 import { urlSignerFor } from '../photos/photos.views.ts';
 import { VideoTools, VideoUnreadableError } from './videos.probe.ts';
 import { VideosRepository } from './videos.repository.ts';
+import type { VideoMime } from './videos.sniff.ts';
 import { PROCESS_VIDEO } from './videos.service.ts';
 import { toVideoView } from './videos.views.ts';
 
@@ -59,7 +60,7 @@ class VideoJobs {
     if (!video || video.processing_status !== 'pending') return;
     let changes: Updateable<VideosTable>;
     try {
-      changes = await this.analyse(video.blob_key, video.captured_at_source, video.coordinates_source);
+      changes = await this.analyse(video.blob_key, video.content_type as VideoMime, video.captured_at_source, video.coordinates_source);
     } catch (err) {
       const lastAttempt = helpers.job.attempts >= helpers.job.max_attempts;
       if (!(err instanceof VideoUnreadableError) && !lastAttempt) throw err;
@@ -79,7 +80,7 @@ class VideoJobs {
     });
   }
 
-  private async analyse(key: string, timeSource: string, coordinatesSource: string | null): Promise<Updateable<VideosTable>> {
+  private async analyse(key: string, type: VideoMime, timeSource: string, coordinatesSource: string | null): Promise<Updateable<VideosTable>> {
     const done: Updateable<VideosTable> = { processing_status: 'processed', processing_error: null };
     const tools = await VideoTools.locate(this.deps.config.media);
     if (!tools.ffprobe && !tools.ffmpeg) return done;
@@ -94,7 +95,7 @@ class VideoJobs {
 
       let duration: number | null = null;
       if (tools.ffprobe) {
-        const probed = await tools.probe(file);
+        const probed = await tools.probe(file, type);
         duration = probed.durationS;
         Object.assign(done, { duration_s: probed.durationS, width: probed.width, height: probed.height, codec: probed.codec });
         if (timeSource !== 'client' && probed.capturedAt) {
@@ -109,7 +110,7 @@ class VideoJobs {
         }
       }
       if (tools.ffmpeg) {
-        const frame = await tools.poster(file, duration, POSTER_MAX_SIDE);
+        const frame = await tools.poster(file, type, duration, POSTER_MAX_SIDE);
         const { data, info } = await sharp(frame).jpeg({ quality: 82 }).toBuffer({ resolveWithObject: true })
           .catch((err: unknown) => { throw new VideoUnreadableError(`the poster frame could not be encoded: ${(err as Error).message}`); });
         const posterKey = variantKey(key, 'poster');

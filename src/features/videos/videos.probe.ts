@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
 import type { MediaConfig } from '../../config.ts';
+import type { VideoMime } from './videos.sniff.ts';
 
 /**
  * ffprobe and ffmpeg, behind one small adapter. They come from JOBSITE_FFPROBE_PATH /
@@ -38,9 +39,9 @@ export class VideoTools {
   }
 
   /** Container and stream facts (ffprobe's JSON); a file that is not a readable video throws VideoUnreadableError. */
-  async probe(file: string): Promise<ProbeResult> {
+  async probe(file: string, type: VideoMime): Promise<ProbeResult> {
     if (!this.ffprobe) throw new Error('ffprobe is not available');
-    const out = await run(this.ffprobe, ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', file], PROBE_TIMEOUT_MS, file);
+    const out = await run(this.ffprobe, ['-v', 'error', ...inputOptions(type), '-print_format', 'json', '-show_format', '-show_streams', file], PROBE_TIMEOUT_MS, file);
     let json: FfprobeOutput;
     try {
       json = JSON.parse(out.toString('utf8')) as FfprobeOutput;
@@ -55,10 +56,10 @@ export class VideoTools {
    * longest side at most `maxSide`: at 1 s (or half the duration of a shorter video), else the
    * first frame.
    */
-  async poster(file: string, durationS: number | null, maxSide: number): Promise<Buffer> {
+  async poster(file: string, type: VideoMime, durationS: number | null, maxSide: number): Promise<Buffer> {
     if (!this.ffmpeg) throw new Error('ffmpeg is not available');
     const frameAt = async (seconds: number) => run(this.ffmpeg!, [
-      '-nostdin', '-v', 'error', '-ss', seconds.toFixed(3), '-i', file, '-map', '0:v:0', '-frames:v', '1', '-an', '-sn', '-dn',
+      '-nostdin', '-v', 'error', '-ss', seconds.toFixed(3), ...inputOptions(type), '-i', file, '-map', '0:v:0', '-frames:v', '1', '-an', '-sn', '-dn',
       '-vf', `scale=w='min(${maxSide},iw)':h='min(${maxSide},ih)':force_original_aspect_ratio=decrease`,
       '-f', 'image2pipe', '-c:v', 'mjpeg', '-q:v', '3', 'pipe:1',
     ], POSTER_TIMEOUT_MS, file);
@@ -69,6 +70,13 @@ export class VideoTools {
     return jpeg;
   }
 }
+
+/**
+ * The demuxer of the sniffed type, and local files only: ffmpeg would otherwise pick a demuxer by
+ * its own probing, and some (HLS playlists, concat lists) open other files and URLs they name.
+ */
+const inputOptions = (type: VideoMime): string[] =>
+  ['-protocol_whitelist', 'file', '-f', type === 'video/webm' ? 'matroska' : 'mov'];
 
 /** The file cannot be read as a video: the processing fails with this message (no retry). */
 export class VideoUnreadableError extends Error {
