@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
 import { parseCreationTime, parseIso6709 } from '../src/features/videos/videos.probe.ts';
@@ -126,7 +128,10 @@ describe('video upload and processing', needsFfmpeg, () => {
     assert.equal(range.headers['content-range'], `bytes 100-1099/${bytes.length}`);
     assert.ok(range.rawPayload.equals(bytes.subarray(100, 1100)));
 
+    const tempDirs = async () => (await fs.readdir(os.tmpdir())).filter((name) => name.startsWith('jobsite-video-')).length;
+    const tempBefore = await tempDirs();
     await t.runJobs();
+    assert.equal(await tempDirs(), tempBefore, 'the temporary copy is removed');
     const done = (await api(t, ws.admin, 'GET', `/v1/videos/${video.id}`)).json();
     assert.equal(done.processing_status, 'processed', done.processing_error);
     assert.equal(done.processing_error, null);
