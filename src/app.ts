@@ -35,6 +35,8 @@ import { FilesService } from './storage/files.service.ts';
 import { fileRoutes } from './storage/files.routes.ts';
 import multipart from '@fastify/multipart';
 import { PhotoIntake } from './features/photos/photos.intake.ts';
+import { NotificationsService } from './features/notifications/notifications.service.ts';
+import { notificationRoutes } from './features/notifications/notifications.routes.ts';
 import { PhotosService } from './features/photos/photos.service.ts';
 import { photoRoutes } from './features/photos/photos.routes.ts';
 import { VideoIntake } from './features/videos/videos.intake.ts';
@@ -134,8 +136,10 @@ export async function buildApp({ config, db, logger, blobs: givenBlobs }: AppDep
   eventRoutes(app, events);
   fileRoutes(app, new FilesService(blobs));
   photoRoutes(app, photos, new PhotoIntake(blobs, config));
+  notificationRoutes(app, new NotificationsService(db));
   videoRoutes(app, new VideosService(db, eventLog, blobs, config), new VideoIntake(blobs, config));
 
   app.addHook('onClose', async () => rateLimiter.stop());
+  app.addHook('onClose', async () => authenticator.usage.stop());
   return app;
 }

@@ -40,6 +40,12 @@ export interface ApiKeysTable {
   created_by: string | null;
   created_at: Timestamp;
   revoked_at: NullableTimestamp;
+  /** Issue 7: expiry, last use (at most once a minute) and rotation. */
+  expires_at: NullableTimestamp;
+  last_used_at: NullableTimestamp;
+  rotated_at: NullableTimestamp;
+  previous_secret_hash: ColumnType<Buffer | null, Buffer | null | undefined, Buffer | null>;
+  previous_secret_expires_at: NullableTimestamp;
 }
 
 export interface ProjectsTable {
@@ -231,6 +237,30 @@ export interface BlobGarbageTable {
   created_at: Timestamp;
 }
 
+export type DeveloperApplicationStatus = 'pending' | 'approved' | 'rejected';
+
+export interface DeveloperApplicationsTable {
+  id: string;
+  status: ColumnType<DeveloperApplicationStatus, DeveloperApplicationStatus | undefined, DeveloperApplicationStatus>;
+  company_name: string;
+  contact_name: string;
+  email: string;
+  intended_use: string;
+  website: string | null;
+  expected_monthly_requests: ColumnType<number | null, number | null | undefined, number | null>;
+  status_token_hash: Buffer;
+  client_ip: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  reviewed_at: NullableTimestamp;
+  rejection_reason: string | null;
+  workspace_id: string | null;
+  user_id: string | null;
+  api_key_id: string | null;
+  notified_at: NullableTimestamp;
+  key_delivery: 'email' | 'printed' | null;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   users: UsersTable;
@@ -247,5 +277,93 @@ export interface Database {
   photos: PhotosTable;
   videos: VideosTable;
   blob_garbage: BlobGarbageTable;
+  tags: TagsTable;
+  project_tags: ProjectTagsTable;
+  photo_tags: PhotoTagsTable;
+  tasks: TasksTable;
+  task_photos: TaskPhotosTable;
+  comments: CommentsTable;
+  notifications: NotificationsTable;
   schema_migrations: SchemaMigrationsTable;
+  developer_applications: DeveloperApplicationsTable;
+}
+
+export interface TagsTable {
+  id: string;
+  workspace_id: string;
+  name: string;
+  color: string;
+  created_by: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface ProjectTagsTable {
+  project_id: string;
+  tag_id: string;
+  workspace_id: string;
+  created_at: Timestamp;
+}
+
+export interface PhotoTagsTable {
+  photo_id: string;
+  tag_id: string;
+  workspace_id: string;
+  created_at: Timestamp;
+}
+
+export type TaskStatus = 'open' | 'completed';
+
+export interface TasksTable {
+  id: string;
+  workspace_id: string;
+  project_id: string;
+  title: string;
+  description: string | null;
+  status: ColumnType<TaskStatus, TaskStatus | undefined, TaskStatus>;
+  assignee_id: string | null;
+  due_at: NullableTimestamp;
+  completed_at: NullableTimestamp;
+  completed_by: string | null;
+  created_by: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface TaskPhotosTable {
+  task_id: string;
+  photo_id: string;
+  position: ColumnType<number, number | undefined, number>;
+}
+
+export type CommentSubjectType = 'project' | 'photo' | 'task';
+
+export interface CommentsTable {
+  id: string;
+  workspace_id: string;
+  project_id: string;
+  subject_type: CommentSubjectType;
+  photo_id: string | null;
+  task_id: string | null;
+  author_id: string;
+  body: string;
+  mentions: ColumnType<{ user_id: string; handle: string }[], string | undefined, string>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export type NotificationKind = 'mention' | 'task_assigned' | 'task_comment';
+
+export interface NotificationsTable {
+  id: string;
+  workspace_id: string;
+  user_id: string;
+  kind: NotificationKind;
+  actor_id: string | null;
+  project_id: string | null;
+  subject_type: 'project' | 'photo' | 'task' | 'comment';
+  subject_id: string;
+  comment_id: string | null;
+  read_at: NullableTimestamp;
+  created_at: Timestamp;
 }

@@ -3,6 +3,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TSchema } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { EVENT_TYPES, type EventType } from '../features/events/event-types.ts';
+import { Notification } from '../features/notifications/notifications.schemas.ts';
 import { Photo } from '../features/photos/photos.schemas.ts';
 import { Project } from '../features/projects/projects.schemas.ts';
 import { User } from '../features/users/users.schemas.ts';
@@ -47,6 +48,7 @@ function conventionHeaders(methods: string[], schema: DocSchema): Record<string,
 const EVENT_DATA: Record<string, { name: string; schema: TSchema }> = {
   project: { name: 'Project', schema: Project },
   photo: { name: 'Photo', schema: Photo },
+  notification: { name: 'Notification', schema: Notification },
   user: { name: 'User', schema: User },
   video: { name: 'Video', schema: Video },
 };
@@ -175,7 +177,7 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string): 
       components: {
         securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key: `jsk_…`.' } },
         // The resources event payloads carry, referenced from `webhooks`.
-        schemas: { Project: plain(Project), Photo: plain(Photo), User: plain(User), Video: plain(Video), Webhook: plain(Webhook) },
+        schemas: { Project: plain(Project), Photo: plain(Photo), Notification: plain(Notification), User: plain(User), Video: plain(Video), Webhook: plain(Webhook) },
       },
       webhooks: eventWebhooks(),
       security: [{ bearer: [] }],
