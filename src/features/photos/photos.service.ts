@@ -3,7 +3,7 @@ import type { Config } from '../../config.ts';
 import type { Db, Executor, Tx } from '../../db/database.ts';
 import type { PhotosTable } from '../../db/schema.ts';
 import type { Actor } from '../../http/actor.ts';
-import { ApiError, forbidden, notFound, validationFailed } from '../../http/errors.ts';
+import { ApiError, notFound, validationFailed } from '../../http/errors.ts';
 import { checkIfMatch, type IfMatch } from '../../http/etag.ts';
 import { decodeCursor, toPage, type PageOf } from '../../http/pagination.ts';
 import { isIsoTimestamp, parseRfc3339 } from '../../http/timestamps.ts';
@@ -11,6 +11,7 @@ import { isId, newId } from '../../ids.ts';
 import { enqueue } from '../../jobs/enqueue.ts';
 import type { BlobStore } from '../../storage/blob-store.ts';
 import { BlobGarbage } from '../../storage/garbage.ts';
+import { assertMay } from '../access/permissions.ts';
 import type { EventType } from '../events/event-types.ts';
 import type { EventLog } from '../events/events.log.ts';
 import { ProjectAccess } from '../projects/projects.access.ts';
@@ -204,9 +205,7 @@ export class PhotosService {
       if (err instanceof ApiError && err.status === 404) notFound('photo', id);
       throw err;
     }
-    if (action === 'change' && actor.role === 'restricted' && row.creator_id !== actor.userId) {
-      forbidden('Your role (restricted) may change only photos you uploaded.');
-    }
+    if (action === 'change') assertMay(actor, 'media.change', row.creator_id);
     return row;
   }
 }

@@ -3,7 +3,8 @@ import type { Config } from '../../config.ts';
 import type { Db, Executor, Tx } from '../../db/database.ts';
 import type { VideosTable } from '../../db/schema.ts';
 import type { Actor } from '../../http/actor.ts';
-import { ApiError, forbidden, notFound } from '../../http/errors.ts';
+import { ApiError, notFound } from '../../http/errors.ts';
+import { assertMay } from '../access/permissions.ts';
 import { checkIfMatch, type IfMatch } from '../../http/etag.ts';
 import { decodeCursor, toPage, type PageOf } from '../../http/pagination.ts';
 import { isIsoTimestamp, parseRfc3339 } from '../../http/timestamps.ts';
@@ -168,9 +169,7 @@ export class VideosService {
       if (err instanceof ApiError && err.status === 404) notFound('video', id);
       throw err;
     }
-    if (action === 'change' && actor.role === 'restricted' && row.creator_id !== actor.userId) {
-      forbidden('Your role (restricted) may change only videos you uploaded.');
-    }
+    if (action === 'change') assertMay(actor, 'media.change', row.creator_id);
     return row;
   }
 }
