@@ -140,6 +140,7 @@ export async function buildApp({ config, db, logger, blobs: givenBlobs }: AppDep
   videoRoutes(app, new VideosService(db, eventLog, blobs, config), new VideoIntake(blobs, config));
 
   app.addHook('onClose', async () => rateLimiter.stop());
+  app.decorate('keyUsage', authenticator.usage);
   app.addHook('onClose', async () => authenticator.usage.stop());
   return app;
 }

@@ -18,6 +18,19 @@ export interface Config {
   logLevel: string;
   /** Media limits and processing (photos, videos); see README. */
   media: MediaConfig;
+  /** Developer applications, key e-mails and the operator webhook (docs/developer-program.md). */
+  developerProgram: DeveloperProgramConfig;
+}
+
+export interface DeveloperProgramConfig {
+  /** JOBSITE_SMTP_URL (smtp:// or smtps://, credentials in the URL); null: keys are printed, not mailed. */
+  smtpUrl: string | null;
+  /** JOBSITE_MAIL_FROM: the From of those e-mails; set whenever smtpUrl is. */
+  mailFrom: string | null;
+  /** JOBSITE_OPERATOR_WEBHOOK_URL + JOBSITE_OPERATOR_WEBHOOK_SECRET: where new applications are POSTed. */
+  operatorWebhook: { url: string; secret: string } | null;
+  /** JOBSITE_APPLICATION_RATE_LIMIT: applications one address may submit an hour (default 10). */
+  applicationsPerHour: number;
 }
 
 export interface MediaConfig {
@@ -138,12 +151,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ffprobePath: env.JOBSITE_FFPROBE_PATH || null,
   };
 
+  const developerProgram = developerProgramConfig(env, problems, int('JOBSITE_APPLICATION_RATE_LIMIT', 10, 1, 1_000_000));
+
   const logLevel = env.LOG_LEVEL || 'info';
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
 
   if (problems.length) throw new ConfigError(problems);
   return Object.freeze({
     port, host, databaseUrl, dataDir, publicUrl, storage, urlSigningSecret, webhookAllowPrivate, webhookLeaseSeconds, rateLimitPerMinute, logLevel, media: Object.freeze(media),
+    developerProgram: Object.freeze(developerProgram),
   });
 }
 
@@ -196,5 +212,48 @@ function storageConfig(env: NodeJS.ProcessEnv, dataDir: string, problems: string
     credentials: accessKeyId && secretAccessKey
       ? { accessKeyId, secretAccessKey, ...(env.AWS_SESSION_TOKEN ? { sessionToken: env.AWS_SESSION_TOKEN } : {}) }
       : null,
+  };
+}
+
+function developerProgramConfig(env: NodeJS.ProcessEnv, problems: string[], applicationsPerHour: number): DeveloperProgramConfig {
+  const smtpUrl = env.JOBSITE_SMTP_URL || null;
+  if (smtpUrl !== null) {
+    let protocol = '';
+    try {
+      protocol = new URL(smtpUrl).protocol;
+    } catch {
+      problems.push('JOBSITE_SMTP_URL is not a valid URL (e.g. smtp://user:password@mail.example.com:587)');
+    }
+    if (protocol && protocol !== 'smtp:' && protocol !== 'smtps:') problems.push(`JOBSITE_SMTP_URL must start with smtp:// or smtps:// (got "${protocol}")`);
+  }
+  const mailFrom = env.JOBSITE_MAIL_FROM || null;
+  if (mailFrom !== null && !/^(?:[^<>]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/.test(mailFrom.trim())) {
+    problems.push(`JOBSITE_MAIL_FROM must be an address, or "Name <address>" (got "${mailFrom}")`);
+  }
+  if (Boolean(smtpUrl) !== Boolean(mailFrom)) problems.push('JOBSITE_SMTP_URL and JOBSITE_MAIL_FROM go together: set both, or neither (keys are then printed by the CLI)');
+
+  const url = env.JOBSITE_OPERATOR_WEBHOOK_URL || null;
+  const secret = env.JOBSITE_OPERATOR_WEBHOOK_SECRET || null;
+  if (url !== null) {
+    try {
+      const u = new URL(url);
+      if (u.protocol !== 'http:' && u.protocol !== 'https:') problems.push('JOBSITE_OPERATOR_WEBHOOK_URL must be an http(s) URL');
+      if (u.username || u.password) problems.push('JOBSITE_OPERATOR_WEBHOOK_URL must not carry a user name or password');
+    } catch {
+      problems.push(`JOBSITE_OPERATOR_WEBHOOK_URL is not a valid URL (got "${url}")`);
+    }
+    if (secret === null) problems.push('JOBSITE_OPERATOR_WEBHOOK_SECRET is required with JOBSITE_OPERATOR_WEBHOOK_URL (whsec_ + base64 of 32 random bytes)');
+  } else if (secret !== null) {
+    problems.push('JOBSITE_OPERATOR_WEBHOOK_SECRET is set without JOBSITE_OPERATOR_WEBHOOK_URL');
+  }
+  if (secret !== null && !(/^whsec_[A-Za-z0-9+/]+={0,2}$/.test(secret) && Buffer.from(secret.slice(6), 'base64').length >= 24)) {
+    problems.push('JOBSITE_OPERATOR_WEBHOOK_SECRET must be whsec_ followed by the base64 of at least 24 random bytes ' +
+      '(make one with: node -e "console.log(\'whsec_\' + crypto.randomBytes(32).toString(\'base64\'))")');
+  }
+  return {
+    smtpUrl,
+    mailFrom: mailFrom?.trim() ?? null,
+    operatorWebhook: url && secret ? { url, secret } : null,
+    applicationsPerHour,
   };
 }

@@ -8,7 +8,8 @@ import { api, newUser, newWorkspace, startTestApp, type TestContext, type TestUs
 
 const RFC3339_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const SECRET = /^jsk_[0-9A-Za-z]{38}$/;
-const KEY_FIELDS = ['created_at', 'created_by', 'id', 'name', 'prefix', 'read_only', 'revoked_at', 'updated_at', 'user_id'];
+const KEY_FIELDS = ['created_at', 'created_by', 'expires_at', 'id', 'last_used_at', 'name', 'prefix', 'previous_secret_expires_at', 'read_only',
+  'revoked_at', 'rotated_at', 'status', 'updated_at', 'user_id'];
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 const WRONG_IDS = ['nope', 'key_', 'key_123', 'usr_01jd0000000000000000000000', 'key_01JD0000000000000000000000',

@@ -53,7 +53,7 @@ export async function createWorkspace(config: Config, opts: { name: string; admi
 
 export async function createKey(
   config: Config,
-  opts: { workspace: string; user: string; name: string; readOnly?: boolean; json?: boolean },
+  opts: { workspace: string; user: string; name: string; readOnly?: boolean; expiresIn?: number; json?: boolean },
 ): Promise<void> {
   const { row, secret, user } = await withDatabase(config, async (db) => {
     const ws = await new WorkspacesRepository().get(db, opts.workspace);
@@ -66,6 +66,7 @@ export async function createKey(
     if (user.status !== 'active') throw new CliError(`User ${user.id} (${user.email}) is deactivated.`);
     const issued = await new ApiKeysRepository().issue(db, {
       workspaceId: ws.id, userId: user.id, name: opts.name, readOnly: Boolean(opts.readOnly), createdBy: null,
+      expiresAt: opts.expiresIn ? new Date(Date.now() + opts.expiresIn * 1000) : null,
     });
     return { ...issued, user };
   });
@@ -73,6 +74,7 @@ export async function createKey(
   console.log([
     `API key    ${secret}`,
     `Id         ${row.id}  for ${user.email} (${user.role}${row.read_only ? ', read-only' : ''})`,
+    ...(row.expires_at ? [`Expires    ${row.expires_at.toISOString()}`] : []),
     '',
     'The key is shown only now: store it somewhere safe.',
   ].join('\n'));

@@ -23,6 +23,17 @@ const id = (kind: 'workspace' | 'user', prefix: string) => (value: string) => {
 };
 const userRef = (value: string) => (value.includes('@') ? email(value) : id('user', 'usr')(value));
 
+const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400, w: 7 * 86_400, y: 365 * 86_400 };
+/** `--expires-in 90d`: a whole number and a unit (s, m, h, d, w, y), up to 10 years; in seconds. */
+export const duration = (value: string): number => {
+  const m = /^([1-9]\d{0,9})([smhdwy])$/.exec(value.trim());
+  const seconds = m ? Number(m[1]) * UNIT_SECONDS[m[2]!]! : NaN;
+  if (!(seconds <= 10 * 365 * 86_400)) {
+    throw new InvalidArgumentError('Give a whole number and a unit, up to 10 years: 30m, 12h, 90d, 4w, 1y.');
+  }
+  return seconds;
+};
+
 const actions = () => import('./admin.actions.ts');
 
 /**
@@ -54,8 +65,9 @@ export function adminCommands(program: Command, getConfig: () => Config): void {
     .requiredOption('--user <id-or-email>', 'user id (usr_…) or e-mail', userRef)
     .option('--name <name>', 'a name to recognise the key by', nonEmpty('--name', 100), 'CLI key')
     .option('--read-only', 'the key may only read')
+    .option('--expires-in <duration>', 'the key stops working after this long: 30m, 12h, 90d, 4w, 1y (default: never)', duration)
     .option('--json', 'print JSON')
-    .action(async (opts: { workspace: string; user: string; name: string; readOnly?: boolean; json?: boolean }) => {
+    .action(async (opts: { workspace: string; user: string; name: string; readOnly?: boolean; expiresIn?: number; json?: boolean }) => {
       const config = getConfig();
       await (await actions()).createKey(config, opts);
     });

@@ -4,6 +4,7 @@ import type { Role } from '../db/schema.ts';
 import type { Actor } from './actor.ts';
 import { hashApiKeySecret, isWellFormedApiKey } from './api-key-secret.ts';
 import { ApiError } from './errors.ts';
+import { KeyUsageRecorder } from './key-usage.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -15,7 +16,15 @@ declare module 'fastify' {
   }
 }
 
-type KeyLookup = { state: 'ok'; actor: Actor } | { state: 'revoked' } | { state: 'unknown' };
+/**
+ * What a secret resolved to. A valid key carries the moments it stops working (its expiry, and
+ * for the previous secret of a rotated key the end of the grace period): those are checked on
+ * every request, so a cached lookup never outlives them.
+ */
+type KeyLookup =
+  | { state: 'ok'; actor: Actor; expiresAt: number | null; graceEndsAt: number | null }
+  | { state: 'revoked' }
+  | { state: 'unknown' };
 
 // RFC 6750 §3.1: a request without credentials gets the challenge alone, with no error code.
 const unauthorized = (code: string, detail: string) =>
@@ -32,8 +41,12 @@ export class ApiKeyAuthenticator {
   private readonly cache = new Map<string, { result: KeyLookup; expires: number }>();
   /** Bumped by forget(): a lookup that was in flight meanwhile may be stale, so it is not cached. */
   private generation = 0;
+  /** Records each key's last use, at most once a minute, off the request path. */
+  readonly usage: KeyUsageRecorder;
 
-  constructor(private readonly db: Db, private readonly ttlMs = 5_000, private readonly maxEntries = 10_000) {}
+  constructor(private readonly db: Db, private readonly ttlMs = 5_000, private readonly maxEntries = 10_000) {
+    this.usage = new KeyUsageRecorder(db);
+  }
 
   async authenticate(authorization: string | undefined): Promise<Actor> {
     if (!authorization) throw unauthorized('missing_api_key', 'Send your API key as `Authorization: Bearer jsk_…`.');
@@ -55,6 +68,11 @@ export class ApiKeyAuthenticator {
     const { result } = entry;
     if (result.state === 'unknown') throw unauthorized('unknown_api_key', 'No such API key.');
     if (result.state === 'revoked') throw unauthorized('revoked_api_key', 'This API key was revoked or its user deactivated.');
+    if (result.expiresAt !== null && result.expiresAt <= now) throw unauthorized('expired_api_key', 'This API key has expired; ask for a new one.');
+    if (result.graceEndsAt !== null && result.graceEndsAt <= now) {
+      throw unauthorized('rotated_api_key', 'This secret was replaced when the key was rotated, and its grace period is over; use the new secret.');
+    }
+    this.usage.touch(result.actor.apiKeyId, now);
     return result.actor;
   }
 
@@ -71,14 +89,20 @@ export class ApiKeyAuthenticator {
     const row = await this.db
       .selectFrom('api_keys as k')
       .innerJoin('users as u', 'u.id', 'k.user_id')
-      .select(['k.id', 'k.workspace_id', 'k.user_id', 'k.read_only', 'k.revoked_at', 'u.role', 'u.status'])
-      .where('k.secret_hash', '=', hash)
+      .select(['k.id', 'k.workspace_id', 'k.user_id', 'k.read_only', 'k.revoked_at', 'k.expires_at', 'k.secret_hash',
+        'k.previous_secret_expires_at', 'u.role', 'u.status'])
+      // The current secret, or the previous one of a rotated key (both unique).
+      .where((eb) => eb.or([eb('k.secret_hash', '=', hash), eb('k.previous_secret_hash', '=', hash)]))
       .executeTakeFirst();
     if (!row) return { state: 'unknown' };
     if (row.revoked_at || row.status !== 'active') return { state: 'revoked' };
+    const previous = !row.secret_hash.equals(hash);
     return {
       state: 'ok',
       actor: { workspaceId: row.workspace_id, userId: row.user_id, role: row.role as Role, apiKeyId: row.id, readOnly: row.read_only },
+      expiresAt: row.expires_at?.getTime() ?? null,
+      // A previous secret without an end (a later rotation with no grace) no longer works at all.
+      graceEndsAt: previous ? (row.previous_secret_expires_at?.getTime() ?? 0) : null,
     };
   }
 }

@@ -10,9 +10,14 @@ export interface NewApiKey {
   name: string;
   readOnly: boolean;
   createdBy: string | null;
+  /** When the key stops working; null or absent: never. */
+  expiresAt?: Date | null;
 }
 
-const COLUMNS = ['id', 'workspace_id', 'user_id', 'name', 'secret_prefix', 'read_only', 'created_by', 'created_at', 'revoked_at'] as const;
+const COLUMNS = [
+  'id', 'workspace_id', 'user_id', 'name', 'secret_prefix', 'read_only', 'created_by', 'created_at', 'revoked_at',
+  'expires_at', 'last_used_at', 'rotated_at', 'previous_secret_expires_at',
+] as const;
 
 export class ApiKeysRepository {
   /** Creates a key and returns its secret, which exists only in this return value. */
@@ -27,8 +32,29 @@ export class ApiKeysRepository {
       secret_prefix: apiKeySecretPrefix(secret),
       read_only: key.readOnly,
       created_by: key.createdBy,
+      expires_at: key.expiresAt ?? null,
     }).returning(COLUMNS).executeTakeFirstOrThrow();
     return { row, secret };
+  }
+
+  /**
+   * Gives the key a new secret. The old one keeps working until `previousUntil` (`now`: not at
+   * all; it is kept so that it is told apart from an unknown key); a secret kept from an earlier
+   * rotation is dropped. Returns undefined for a revoked key.
+   */
+  async rotate(db: Executor, id: string, previousUntil: Date, now: Date): Promise<{ row: ApiKeyRow; secret: string } | undefined> {
+    const secret = generateApiKeySecret();
+    const row = await db.updateTable('api_keys')
+      .set((eb) => ({
+        previous_secret_hash: eb.ref('secret_hash'),
+        previous_secret_expires_at: previousUntil,
+        secret_hash: hashApiKeySecret(secret),
+        secret_prefix: apiKeySecretPrefix(secret),
+        rotated_at: now,
+      }))
+      .where('id', '=', id).where('revoked_at', 'is', null)
+      .returning(COLUMNS).executeTakeFirst();
+    return row && { row, secret };
   }
 
   get(db: Executor, workspaceId: string, id: string): Promise<ApiKeyRow | undefined> {
@@ -38,7 +64,9 @@ export class ApiKeysRepository {
   list(db: Executor, workspaceId: string, filters: ApiKeyListFilters & { limit: number }, after: string | null): Promise<ApiKeyRow[]> {
     let q = db.selectFrom('api_keys').select(COLUMNS).where('workspace_id', '=', workspaceId);
     if (filters.user_id) q = q.where('user_id', '=', filters.user_id);
-    if (filters.status === 'active') q = q.where('revoked_at', 'is', null);
+    const now = new Date();
+    if (filters.status === 'active') q = q.where('revoked_at', 'is', null).where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]));
+    if (filters.status === 'expired') q = q.where('revoked_at', 'is', null).where('expires_at', '<=', now);
     if (filters.status === 'revoked') q = q.where('revoked_at', 'is not', null);
     if (after) q = q.where('id', '<', after);
     return q.orderBy('id', 'desc').limit(filters.limit + 1).execute();

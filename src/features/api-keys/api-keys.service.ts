@@ -1,13 +1,13 @@
 import type { Db } from '../../db/database.ts';
 import type { Actor } from '../../http/actor.ts';
 import type { ApiKeyAuthenticator } from '../../http/auth.ts';
-import { forbidden, notFound, unprocessable } from '../../http/errors.ts';
+import { conflict, forbidden, notFound, unprocessable, validationFailed } from '../../http/errors.ts';
 import { decodeCursor, toPage, type PageOf } from '../../http/pagination.ts';
 import { isId } from '../../ids.ts';
 import { UsersRepository } from '../users/users.repository.ts';
 import { ApiKeysRepository } from './api-keys.repository.ts';
-import type { ApiKeyCreateInput, ApiKeyListFilters } from './api-keys.schemas.ts';
-import { toApiKeyView, type ApiKeyRow, type ApiKeyView } from './api-keys.views.ts';
+import { DEFAULT_KEY_GRACE_SECONDS, type ApiKeyCreateInput, type ApiKeyListFilters, type ApiKeyRotateInput } from './api-keys.schemas.ts';
+import { apiKeyStatus, toApiKeyView, type ApiKeyRow, type ApiKeyView } from './api-keys.views.ts';
 
 /**
  * API keys. Everyone manages their own keys; admins see, create and revoke anyone's:
@@ -16,7 +16,9 @@ import { toApiKeyView, type ApiKeyRow, type ApiKeyView } from './api-keys.views.
  * - non-admins list only their own keys (asking for another user's is 403); another user's key
  *   is invisible to them (404), so is another workspace's to anyone;
  * - revoking is idempotent, and this process forgets the key at once (others within the
- *   authenticator's cache TTL).
+ *   authenticator's cache TTL);
+ * - a key may expire (`expires_at`, set at creation, in the future); rotating gives it a new
+ *   secret and keeps the old one working for a grace period (default 24 h; 0 ends it at once).
  * A key acts with its user's current role; a read-only key cannot write at all. See docs/roles.md.
  */
 export class ApiKeysService {
@@ -46,10 +48,32 @@ export class ApiKeysService {
     if (userId !== actor.userId && actor.role !== 'admin') forbidden('Only admins may create keys for other users.');
     const user = (isId('user', userId) && await this.users.get(this.db, actor.workspaceId, userId)) || notFound('user', userId);
     if (user.status !== 'active') unprocessable('user_inactive', 'The user is deactivated; reactivate them first.');
+    const expiresAt = input.expires_at === undefined ? null : new Date(input.expires_at);
+    if (expiresAt && !(expiresAt.getTime() > Date.now())) {
+      validationFailed([{ path: 'body.expires_at', message: 'must be in the future' }], 'body.expires_at must be in the future');
+    }
     const { row, secret } = await this.keys.issue(this.db, {
-      workspaceId: actor.workspaceId, userId, name: input.name, readOnly: input.read_only ?? false, createdBy: actor.userId,
+      workspaceId: actor.workspaceId, userId, name: input.name, readOnly: input.read_only ?? false, createdBy: actor.userId, expiresAt,
     });
     return { ...toApiKeyView(row), key: secret };
+  }
+
+  /**
+   * A new secret for the key, returned once; the old secret keeps working for `grace_seconds`
+   * (the same model as webhook secrets). A revoked or expired key cannot be rotated (409).
+   */
+  async rotate(actor: Actor, id: string, input: ApiKeyRotateInput): Promise<ApiKeyView & { key: string }> {
+    const key = await this.visibleKey(actor, id);
+    const status = apiKeyStatus(key);
+    if (status === 'revoked') conflict('api_key_revoked', 'The key is revoked; create a new one instead.');
+    if (status === 'expired') conflict('api_key_expired', 'The key has expired; create a new one instead.');
+    const now = new Date();
+    const grace = input.grace_seconds ?? DEFAULT_KEY_GRACE_SECONDS;
+    const rotated = await this.keys.rotate(this.db, key.id, new Date(now.getTime() + grace * 1000), now)
+      ?? conflict('api_key_revoked', 'The key is revoked; create a new one instead.');
+    // Cached lookups of the old secret end here now (with no grace, at once); elsewhere within the cache TTL.
+    this.authenticator.forget({ apiKeyId: key.id });
+    return { ...toApiKeyView(rotated.row), key: rotated.secret };
   }
 
   async revoke(actor: Actor, id: string): Promise<void> {
