@@ -24,6 +24,14 @@ export interface FileResponse {
 // PDFs keep the browser's viewer, which a sandboxed CSP would block.
 const SANDBOX = "default-src 'none'; img-src 'self' data:; media-src 'self'; style-src 'unsafe-inline'; sandbox";
 
+export interface ServeOptions {
+  cacheControl: string;
+  /** Instead of the stored type. */
+  contentType?: string;
+  disposition?: 'inline' | 'attachment';
+  filename?: string;
+}
+
 const etagListMatches = (header: string, etag: string) =>
   header.trim() === '*' || header.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
 
@@ -45,24 +53,35 @@ export class FilesService {
         ? new ApiError(403, 'url_expired', 'Forbidden', 'This link has expired; ask the API for the object again to get a fresh one.')
         : new ApiError(403, 'invalid_signature', 'Forbidden', 'This link is not valid: it was changed or not issued by this server.');
     }
+    const maxAge = Math.max(0, check.expires - Math.floor(this.now() / 1000));
+    return this.serveObject(key, {
+      cacheControl: `private, max-age=${maxAge}`, contentType: check.contentType,
+      disposition: check.disposition, filename: check.filename,
+    }, req);
+  }
+
+  /**
+   * Sends an object with validators, single byte ranges and HEAD: behind a signed URL (serve), or
+   * from an authenticated route that has already checked the caller (document and report downloads).
+   */
+  async serveObject(key: string, options: ServeOptions, req: FileRequest): Promise<FileResponse> {
     // Only ever signed for generated keys; refused here again before the store is asked.
     const info = isBlobKey(key) ? await this.blobs.head(key) : null;
     if (!info) throw new ApiError(404, 'not_found', 'Not found', 'The file no longer exists.');
 
-    const maxAge = Math.max(0, check.expires - Math.floor(this.now() / 1000));
     const headers: Record<string, string> = {
       etag: info.etag,
-      'cache-control': `private, max-age=${maxAge}`,
+      'cache-control': options.cacheControl,
     };
     if (req.ifNoneMatch && etagListMatches(req.ifNoneMatch, info.etag)) return { status: 304, headers, body: null };
 
-    const contentType = check.contentType ?? info.contentType;
+    const contentType = options.contentType ?? info.contentType;
     Object.assign(headers, {
       'accept-ranges': 'bytes',
       'content-type': contentType,
       'x-content-type-options': 'nosniff',
       ...(/^application\/pdf\b/i.test(contentType) ? {} : { 'content-security-policy': SANDBOX }),
-      ...(check.disposition ? { 'content-disposition': contentDisposition(check.disposition, check.filename) } : {}),
+      ...(options.disposition ? { 'content-disposition': contentDisposition(options.disposition, options.filename) } : {}),
     });
 
     // If-Range: the range holds only for the version named (strong comparison; a date never matches).
