@@ -35,6 +35,10 @@ import { FilesService } from './storage/files.service.ts';
 import { fileRoutes } from './storage/files.routes.ts';
 import multipart from '@fastify/multipart';
 import { PhotoIntake } from './features/photos/photos.intake.ts';
+import { TagsService } from './features/tags/tags.service.ts';
+import { tagRoutes } from './features/tags/tags.routes.ts';
+import { DocumentsService } from './features/documents/documents.service.ts';
+import { documentRoutes } from './features/documents/documents.routes.ts';
 import { NotificationsService } from './features/notifications/notifications.service.ts';
 import { notificationRoutes } from './features/notifications/notifications.routes.ts';
 import { PhotosService } from './features/photos/photos.service.ts';
@@ -42,6 +46,14 @@ import { photoRoutes } from './features/photos/photos.routes.ts';
 import { VideoIntake } from './features/videos/videos.intake.ts';
 import { videoRoutes } from './features/videos/videos.routes.ts';
 import { VideosService } from './features/videos/videos.service.ts';
+import { developerApplicationRoutes } from './features/developer-applications/developer-applications.routes.ts';
+import { DeveloperApplicationsService } from './features/developer-applications/developer-applications.service.ts';
+import { syncOperatorWebhook } from './features/developer-applications/developer-applications.operator-webhook.ts';
+import { Notifier } from './features/notifications/notifications.service.ts';
+import { CommentsService } from './features/comments/comments.service.ts';
+import { commentRoutes } from './features/comments/comments.routes.ts';
+import { TasksService } from './features/tasks/tasks.service.ts';
+import { taskRoutes } from './features/tasks/tasks.routes.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -71,6 +83,8 @@ export async function buildApp({ config, db, logger, blobs: givenBlobs }: AppDep
     },
     requestIdHeader: false,
     bodyLimit: 1024 * 1024,
+    // req.ip (the developer program's per-address limit) from X-Forwarded-For only behind a trusted proxy.
+    trustProxy: config.developerProgram.trustProxy ?? false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     // Errors raised before routing (an undecodable URL) get the same problem+json as the rest.
     frameworkErrors: (err, req, reply) => sendProblem(req, reply, toApiError(err)),
@@ -134,10 +148,21 @@ export async function buildApp({ config, db, logger, blobs: givenBlobs }: AppDep
   projectRoutes(app, projects);
   webhookRoutes(app, webhooks);
   eventRoutes(app, events);
-  fileRoutes(app, new FilesService(blobs));
+  const files = new FilesService(blobs);
+  fileRoutes(app, files);
   photoRoutes(app, photos, new PhotoIntake(blobs, config));
+  tagRoutes(app, new TagsService(db, eventLog), projects, photos);
   notificationRoutes(app, new NotificationsService(db));
+  documentRoutes(app, new DocumentsService(db, eventLog, blobs, files, config));
   videoRoutes(app, new VideosService(db, eventLog, blobs, config), new VideoIntake(blobs, config));
+  commentRoutes(app, new CommentsService(db, eventLog, new Notifier(eventLog)));
+  taskRoutes(app, new TasksService(db, eventLog, new Notifier(eventLog)));
+
+  const applicationLimiter = new RateLimiter(db, config.developerProgram.applicationsPerHour, 3600_000, 1_000, 'app');
+  developerApplicationRoutes(app, new DeveloperApplicationsService(db, eventLog), applicationLimiter);
+  app.addHook('onClose', async () => applicationLimiter.stop());
+  const operatorWebhookWarning = await syncOperatorWebhook(db, config);
+  if (operatorWebhookWarning) app.log.warn(operatorWebhookWarning);
 
   app.addHook('onClose', async () => rateLimiter.stop());
   app.decorate('keyUsage', authenticator.usage);

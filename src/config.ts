@@ -31,6 +31,11 @@ export interface DeveloperProgramConfig {
   operatorWebhook: { url: string; secret: string } | null;
   /** JOBSITE_APPLICATION_RATE_LIMIT: applications one address may submit an hour (default 10). */
   applicationsPerHour: number;
+  /**
+   * JOBSITE_TRUST_PROXY: the reverse proxies whose X-Forwarded-For names the client (addresses or
+   * CIDRs), or how many proxy hops to trust; null: the connection's address is the client's.
+   */
+  trustProxy: string[] | number | null;
 }
 
 export interface MediaConfig {
@@ -40,6 +45,8 @@ export interface MediaConfig {
   photoMaxPixels: number;
   /** JOBSITE_VIDEO_MAX_BYTES: larger uploads are a 413 (default 1 GB). */
   videoMaxBytes: number;
+  /** JOBSITE_DOCUMENT_MAX_BYTES: larger document uploads are a 413 (default 100 MB). */
+  documentMaxBytes: number;
   /** JOBSITE_URL_TTL_SECONDS: how long the signed blob URLs in responses stay valid (default 1 hour). */
   urlTtlSeconds: number;
   /** JOBSITE_IMPORT_TIMEOUT_SECONDS: a `source_url` import must finish within this (default 60 s). */
@@ -144,6 +151,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     photoMaxBytes: int('JOBSITE_PHOTO_MAX_BYTES', 50 * 1024 * 1024, 1024, 10 * 1024 ** 3),
     photoMaxPixels: int('JOBSITE_PHOTO_MAX_PIXELS', 100_000_000, 1, 1_000_000_000),
     videoMaxBytes: int('JOBSITE_VIDEO_MAX_BYTES', 1024 ** 3, 1024, 100 * 1024 ** 3),
+    documentMaxBytes: int('JOBSITE_DOCUMENT_MAX_BYTES', 100 * 1024 * 1024, 1024, 100 * 1024 ** 3),
     urlTtlSeconds: int('JOBSITE_URL_TTL_SECONDS', 3600, 60, 7 * 24 * 3600),
     importTimeoutSeconds: int('JOBSITE_IMPORT_TIMEOUT_SECONDS', 60, 1, 3600),
     workerConcurrency: int('JOBSITE_WORKER_CONCURRENCY', 2, 1, 64),
@@ -250,7 +258,22 @@ function developerProgramConfig(env: NodeJS.ProcessEnv, problems: string[], appl
     problems.push('JOBSITE_OPERATOR_WEBHOOK_SECRET must be whsec_ followed by the base64 of at least 24 random bytes ' +
       '(make one with: node -e "console.log(\'whsec_\' + crypto.randomBytes(32).toString(\'base64\'))")');
   }
+  let trustProxy: string[] | number | null = null;
+  const proxies = (env.JOBSITE_TRUST_PROXY || '').trim();
+  if (/^\d+$/.test(proxies)) {
+    trustProxy = Number(proxies) || null;
+  } else if (proxies) {
+    trustProxy = proxies.split(',').map((p) => p.trim()).filter(Boolean);
+    for (const cidr of trustProxy) {
+      try {
+        parseCidr(cidr);
+      } catch (err) {
+        problems.push(`JOBSITE_TRUST_PROXY: ${(err as Error).message}`);
+      }
+    }
+  }
   return {
+    trustProxy,
     smtpUrl,
     mailFrom: mailFrom?.trim() ?? null,
     operatorWebhook: url && secret ? { url, secret } : null,

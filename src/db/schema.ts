@@ -284,8 +284,10 @@ export interface Database {
   task_photos: TaskPhotosTable;
   comments: CommentsTable;
   notifications: NotificationsTable;
+  documents: DocumentsTable;
   schema_migrations: SchemaMigrationsTable;
   developer_applications: DeveloperApplicationsTable;
+  reports: ReportsTable;
 }
 
 export interface TagsTable {
@@ -366,4 +368,57 @@ export interface NotificationsTable {
   comment_id: string | null;
   read_at: NullableTimestamp;
   created_at: Timestamp;
+}
+
+export interface DocumentsTable {
+  id: string;
+  workspace_id: string;
+  project_id: string;
+  name: string;
+  content_type: string;
+  byte_size: ColumnType<number, number, number>;
+  sha256: string;
+  blob_key: string;
+  uploaded_by: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export type ReportStatus = 'queued' | 'processing' | 'finished' | 'failed';
+
+/** How a report is laid out (reports.options); defaults filled in when it is requested. */
+export interface ReportOptions {
+  layout: 1 | 2 | 4;
+  time_zone: string;
+  page_size: 'letter' | 'a4';
+  include_annotations: boolean;
+  include_tasks: boolean;
+  include_comments: boolean;
+}
+
+/** Which photos a report shows (reports.selection); null members select everything. */
+export interface ReportSelection {
+  photo_ids: string[] | null;
+  captured_after: string | null;
+  captured_before: string | null;
+  tag_ids: string[] | null;
+}
+
+export interface ReportsTable {
+  id: string;
+  workspace_id: string;
+  project_id: string;
+  title: string;
+  status: ColumnType<ReportStatus, ReportStatus | undefined, ReportStatus>;
+  error: string | null;
+  options: ColumnType<ReportOptions, string, string>;
+  selection: ColumnType<ReportSelection, string, string>;
+  photo_count: number | null;
+  page_count: number | null;
+  byte_size: ColumnType<number | null, number | null | undefined, number | null>;
+  blob_key: string | null;
+  requested_by: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  finished_at: NullableTimestamp;
 }

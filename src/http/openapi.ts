@@ -2,10 +2,13 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TSchema } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { Comment } from '../features/comments/comments.schemas.ts';
 import { EVENT_TYPES, type EventType } from '../features/events/event-types.ts';
+import { Document } from '../features/documents/documents.schemas.ts';
 import { Notification } from '../features/notifications/notifications.schemas.ts';
 import { Photo } from '../features/photos/photos.schemas.ts';
 import { Project } from '../features/projects/projects.schemas.ts';
+import { Task } from '../features/tasks/tasks.schemas.ts';
 import { User } from '../features/users/users.schemas.ts';
 import { Video } from '../features/videos/videos.schemas.ts';
 import { Webhook } from '../features/webhooks/webhooks.schemas.ts';
@@ -49,8 +52,11 @@ const EVENT_DATA: Record<string, { name: string; schema: TSchema }> = {
   project: { name: 'Project', schema: Project },
   photo: { name: 'Photo', schema: Photo },
   notification: { name: 'Notification', schema: Notification },
+  document: { name: 'Document', schema: Document },
   user: { name: 'User', schema: User },
   video: { name: 'Video', schema: Video },
+  comment: { name: 'Comment', schema: Comment },
+  task: { name: 'Task', schema: Task },
 };
 
 /** A TypeBox schema as plain JSON (without TypeBox's symbol keys), for the document's components. */
@@ -177,7 +183,7 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string): 
       components: {
         securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key: `jsk_…`.' } },
         // The resources event payloads carry, referenced from `webhooks`.
-        schemas: { Project: plain(Project), Photo: plain(Photo), Notification: plain(Notification), User: plain(User), Video: plain(Video), Webhook: plain(Webhook) },
+        schemas: { Project: plain(Project), Photo: plain(Photo), Notification: plain(Notification), Document: plain(Document), User: plain(User), Video: plain(Video), Webhook: plain(Webhook), Task: plain(Task), Comment: plain(Comment) },
       },
       webhooks: eventWebhooks(),
       security: [{ bearer: [] }],

@@ -17,6 +17,8 @@ type Grant = 'yes' | 'own' | 'no';
 export const PERMISSIONS = {
   // Photos and videos
   'media.change': { admin: 'yes', manager: 'yes', standard: 'yes', restricted: 'own', does: 'change or delete photos and videos they did not upload' },
+  // Documents
+  'document.change': { admin: 'yes', manager: 'yes', standard: 'yes', restricted: 'own', does: 'rename or delete documents they did not upload' },
   // Tags (the workspace's vocabulary; applying one follows the object it goes on)
   'tag.create': { admin: 'yes', manager: 'yes', standard: 'yes', restricted: 'no', does: 'create tags' },
   'tag.edit': { admin: 'yes', manager: 'yes', standard: 'no', restricted: 'no', does: 'rename or recolour tags' },

@@ -1,0 +1,178 @@
+import type { FastifyRequest } from 'fastify';
+import type { Selectable } from 'kysely';
+import type { Config } from '../../config.ts';
+import type { Db, Executor } from '../../db/database.ts';
+import type { DocumentsTable } from '../../db/schema.ts';
+import type { Actor } from '../../http/actor.ts';
+import { ApiError, notFound, validationFailed, type FieldError } from '../../http/errors.ts';
+import { checkIfMatch, type IfMatch } from '../../http/etag.ts';
+import { decodeCursor, toPage, type PageOf } from '../../http/pagination.ts';
+import { isId, newId } from '../../ids.ts';
+import { enqueue } from '../../jobs/enqueue.ts';
+import type { BlobStore } from '../../storage/blob-store.ts';
+import type { FileRequest, FileResponse, FilesService } from '../../storage/files.service.ts';
+import { BlobGarbage } from '../../storage/garbage.ts';
+import { formatBytes, intake, type Intake } from '../../storage/intake.ts';
+import { assertMay } from '../access/permissions.ts';
+import type { EventLog } from '../events/events.log.ts';
+import { ProjectAccess } from '../projects/projects.access.ts';
+import type { DocumentListFilters, DocumentPatchInput, DocumentView } from './documents.schemas.ts';
+import { ACCEPTED_DOCUMENTS, cleanDocumentName, sniffDocumentType, type DocumentType } from './documents.sniff.ts';
+
+type DocumentRow = Selectable<DocumentsTable>;
+const EVENT_URL_TTL_SECONDS = 24 * 3600;
+
+/**
+ * Documents: streamed uploads sniffed against an allow-list, renames, deletion with the file,
+ * and downloads of the exact bytes. Anyone who can see the project may upload and download;
+ * restricted users rename and delete only their own (src/features/access/permissions.ts).
+ */
+export class DocumentsService {
+  private readonly access = new ProjectAccess();
+  private readonly garbage: BlobGarbage;
+
+  constructor(
+    private readonly db: Db,
+    private readonly events: EventLog,
+    private readonly blobs: BlobStore,
+    private readonly files: FilesService,
+    private readonly config: Config,
+  ) {
+    this.garbage = new BlobGarbage(blobs);
+  }
+
+  private async view(d: DocumentRow, ttl = this.config.media.urlTtlSeconds): Promise<DocumentView> {
+    return {
+      id: d.id,
+      project_id: d.project_id,
+      name: d.name,
+      content_type: d.content_type,
+      byte_size: d.byte_size,
+      sha256: d.sha256,
+      url: await this.blobs.signedUrl(d.blob_key, { expiresInSeconds: ttl, disposition: 'attachment', filename: d.name }),
+      uploaded_by: d.uploaded_by,
+      created_at: d.created_at.toISOString(),
+      updated_at: d.updated_at.toISOString(),
+    };
+  }
+
+  /** A multipart upload: `file` plus an optional `name`, in any order; 404/403 before a byte is read. */
+  async upload(actor: Actor, projectId: string, req: FastifyRequest): Promise<DocumentView> {
+    await this.access.requireProject(this.db, actor, projectId, 'contribute');
+    const max = this.config.media.documentMaxBytes;
+    let stored: Intake<DocumentType> | null = null;
+    let fileName: string | null = null;
+    let givenName: string | undefined;
+    const errors: FieldError[] = [];
+    try {
+      for await (const part of req.parts({ limits: { fileSize: max + 1, files: 1, fields: 5, fieldSize: 4096, parts: 6 } })) {
+        if (part.type === 'file') {
+          if (part.fieldname !== 'file') {
+            part.file.resume();
+            errors.push({ path: `body.${part.fieldname}`, message: 'unknown file field; send the document as `file`' });
+            continue;
+          }
+          fileName = cleanDocumentName(part.filename);
+          const name = fileName ?? '';
+          stored = await intake<DocumentType>(this.blobs, part.file, {
+            kind: 'documents', maxBytes: max, headBytes: 64 * 1024, accepted: ACCEPTED_DOCUMENTS,
+            sniff: (head) => sniffDocumentType(head, givenName ?? name),
+          });
+        } else if (part.fieldname === 'name') {
+          givenName = String(part.value);
+        } else {
+          errors.push({ path: `body.${part.fieldname}`, message: 'unknown field' });
+        }
+      }
+      if (!stored) {
+        if (errors.length) validationFailed(errors);
+        throw new ApiError(400, 'missing_file', 'Missing file', 'A multipart upload needs the document in a part named `file`.');
+      }
+      const name = givenName === undefined ? fileName ?? 'document' : cleanDocumentName(givenName);
+      if (name === null) errors.push({ path: 'body.name', message: 'must have at least one visible character' });
+      if (errors.length) validationFailed(errors);
+      const now = new Date();
+      const row: DocumentRow = {
+        id: newId('document'), workspace_id: actor.workspaceId, project_id: projectId, name: name!,
+        content_type: stored.contentType, byte_size: stored.byteSize, sha256: stored.sha256, blob_key: stored.key,
+        uploaded_by: actor.userId, created_at: now, updated_at: now,
+      };
+      await this.db.transaction().execute(async (tx) => {
+        await this.access.requireProject(tx, actor, projectId, 'contribute', 'share');
+        await this.events.emit(tx, {
+          workspaceId: row.workspace_id, event: 'document.uploaded', projectId: row.project_id,
+          data: await this.view(row, Math.max(this.config.media.urlTtlSeconds, EVENT_URL_TTL_SECONDS)),
+          alongWith: tx.insertInto('documents').values(row),
+        });
+      });
+      return await this.view(row);
+    } catch (err) {
+      if (stored) await this.blobs.delete(stored.key).catch(() => undefined);
+      const code = (err as { code?: string }).code;
+      if (code === 'FST_REQ_FILE_TOO_LARGE') throw new ApiError(413, 'payload_too_large', 'Payload too large', `The file is larger than the limit of ${formatBytes(max)}.`);
+      if (code === 'FST_FILES_LIMIT') throw new ApiError(400, 'bad_request', 'Bad request', 'Send one document per request, in the part named `file`.');
+      if (code === 'FST_FIELDS_LIMIT' || code === 'FST_PARTS_LIMIT') throw new ApiError(400, 'bad_request', 'Bad request', 'The form has too many fields.');
+      throw err;
+    }
+  }
+
+  async list(actor: Actor, projectId: string, filters: DocumentListFilters & { limit: number }): Promise<PageOf<DocumentView>> {
+    await this.access.requireProject(this.db, actor, projectId, 'view');
+    const after = decodeCursor(filters.cursor, 'id', 1, ([id]) => typeof id === 'string');
+    let q = this.db.selectFrom('documents').selectAll().where('workspace_id', '=', actor.workspaceId).where('project_id', '=', projectId);
+    if (after) q = q.where('id', '<', after[0] as string);
+    const page = toPage(await q.orderBy('id', 'desc').limit(filters.limit + 1).execute(), filters.limit, 'id', (d) => [d.id], (d) => d);
+    return { ...page, data: await Promise.all(page.data.map((d) => this.view(d))) };
+  }
+
+  async get(actor: Actor, id: string): Promise<DocumentView> {
+    return this.view(await this.document(this.db, actor, id, 'view'));
+  }
+
+  async rename(actor: Actor, id: string, patch: DocumentPatchInput, ifMatch: IfMatch): Promise<DocumentView> {
+    return this.db.transaction().execute(async (tx) => {
+      const doc = await this.document(tx, actor, id, 'change', true);
+      checkIfMatch(ifMatch, { id: doc.id, updated_at: doc.updated_at.toISOString() });
+      const name = patch.name === undefined ? doc.name : cleanDocumentName(patch.name);
+      if (name === null) return validationFailed([{ path: 'body.name', message: 'must have at least one visible character' }]);
+      if (name === doc.name) return this.view(doc);
+      const row = await tx.updateTable('documents').set({ name, updated_at: new Date(Math.max(Date.now(), doc.updated_at.getTime() + 1)) })
+        .where('id', '=', doc.id).returningAll().executeTakeFirstOrThrow();
+      await this.events.emit(tx, { workspaceId: row.workspace_id, event: 'document.updated', projectId: row.project_id, data: await this.view(row, EVENT_URL_TTL_SECONDS) });
+      return this.view(row);
+    });
+  }
+
+  async remove(actor: Actor, id: string, ifMatch: IfMatch): Promise<void> {
+    const doc = await this.db.transaction().execute(async (tx) => {
+      const row = await this.document(tx, actor, id, 'change', true);
+      checkIfMatch(ifMatch, { id: row.id, updated_at: row.updated_at.toISOString() });
+      await this.events.emit(tx, { workspaceId: row.workspace_id, event: 'document.deleted', projectId: row.project_id, data: await this.view(row, EVENT_URL_TTL_SECONDS) });
+      await tx.deleteFrom('documents').where('id', '=', row.id).execute(); // the trigger records the blob in blob_garbage
+      await enqueue(tx, BlobGarbage.TASK, {}, { jobKey: BlobGarbage.TASK, runAt: new Date(Date.now() + 60_000) });
+      return row;
+    });
+    await this.garbage.collect(this.db, [doc.blob_key]).catch(() => undefined);
+  }
+
+  /** The exact bytes, with the document's name, its type, validators and ranges. */
+  async download(actor: Actor, id: string, req: FileRequest): Promise<FileResponse> {
+    const doc = await this.document(this.db, actor, id, 'view');
+    return this.files.serveObject(doc.blob_key, { cacheControl: 'private, no-cache', disposition: 'attachment', filename: doc.name, contentType: doc.content_type }, req);
+  }
+
+  private async document(db: Executor, actor: Actor, id: string, action: 'view' | 'change', lock = false): Promise<DocumentRow> {
+    let q = db.selectFrom('documents').selectAll().where('workspace_id', '=', actor.workspaceId).where('id', '=', id);
+    if (lock) q = q.forUpdate();
+    const row = isId('document', id) ? await q.executeTakeFirst() : undefined;
+    if (!row) return notFound('document', id);
+    try {
+      await this.access.requireProject(db, actor, row.project_id, 'view');
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404) notFound('document', id);
+      throw err;
+    }
+    if (action === 'change') assertMay(actor, 'document.change', row.uploaded_by);
+    return row;
+  }
+}
