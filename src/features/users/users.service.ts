@@ -9,6 +9,7 @@ import { isId, newId } from '../../ids.ts';
 import { ApiKeysRepository } from '../api-keys/api-keys.repository.ts';
 import type { EventType } from '../events/event-types.ts';
 import type { EventLog } from '../events/events.log.ts';
+import { TasksService } from '../tasks/tasks.service.ts';
 import type { UserCreateInput, UserListFilters, UserPatchInput } from './users.schemas.ts';
 import { UsersRepository } from './users.repository.ts';
 import { toUserView, type UserRow, type UserView } from './users.views.ts';
@@ -110,7 +111,10 @@ export class UsersService {
         ...(changes.status === 'deactivated' ? { deactivated_at: new Date() } : {}),
         ...(changes.status === 'active' ? { deactivated_at: null } : {}),
       }));
-      if (changes.status === 'deactivated') await this.keys.revokeAllOfUser(tx, user.id);
+      if (changes.status === 'deactivated') {
+        await this.keys.revokeAllOfUser(tx, user.id);
+        await TasksService.unassignOpenTasksOf(tx, this.events, actor.workspaceId, user.id);
+      }
       // Deactivating by PATCH is the same act as DELETE, so integrators hear of it the same way.
       return this.emitChange(tx, changes.status === 'deactivated' ? 'user.removed' : 'user.updated', row);
     });
@@ -118,7 +122,7 @@ export class UsersService {
     return updated;
   }
 
-  /** DELETE deactivates: the user keeps authorship of their work, loses access, and all their keys stop. */
+  /** DELETE deactivates: the user keeps authorship of their work, loses access, all their keys stop, and their open tasks are unassigned. */
   async deactivate(actor: Actor, id: string, ifMatch: IfMatch): Promise<void> {
     if (!isId('user', id)) notFound('user', id);
     await this.db.transaction().execute(async (tx) => {
@@ -130,6 +134,7 @@ export class UsersService {
       if (user.role === 'admin') await this.requireAnotherAdmin(tx, actor.workspaceId);
       const row = await this.users.update(tx, user.id, { status: 'deactivated', deactivated_at: new Date() });
       await this.keys.revokeAllOfUser(tx, user.id);
+      await TasksService.unassignOpenTasksOf(tx, this.events, actor.workspaceId, user.id);
       await this.emitChange(tx, 'user.removed', row);
     });
     this.authenticator.forget({ userId: id });
