@@ -84,7 +84,9 @@ export async function buildApp({ config, db, logger, blobs: givenBlobs }: AppDep
     requestIdHeader: false,
     bodyLimit: 1024 * 1024,
     // req.ip (the developer program's per-address limit) from X-Forwarded-For only behind a trusted proxy.
-    trustProxy: config.developerProgram.trustProxy ?? false,
+    trustProxy: typeof config.developerProgram.trustProxy === 'number'
+      ? ((hops: number) => (_address: string, hop: number) => hop < hops)(config.developerProgram.trustProxy)
+      : config.developerProgram.trustProxy ?? false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     // Errors raised before routing (an undecodable URL) get the same problem+json as the rest.
     frameworkErrors: (err, req, reply) => sendProblem(req, reply, toApiError(err)),

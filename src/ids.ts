@@ -19,6 +19,7 @@ export const ID_PREFIXES = {
   delivery: 'dlv',
   notification: 'ntf',
   request: 'req',
+  developerApplication: 'app',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -44,7 +44,12 @@ export class RateLimiter {
   private queued: Promise<void> | null = null;
   private lastCleanup = 0;
 
-  constructor(private readonly db: Db, readonly limit: number, readonly windowMs = 60_000, syncMs = 1_000) {
+  /**
+   * `namespace`: limiters with other windows share the table; each names its buckets
+   * `<namespace>:…` and cleans up only its own rows (the per-key limiter, with none, only rows
+   * without a colon: key ids).
+   */
+  constructor(private readonly db: Db, readonly limit: number, readonly windowMs = 60_000, syncMs = 1_000, private readonly namespace = '') {
     this.timer = setInterval(() => void this.flush(), syncMs);
     this.timer.unref();
   }
@@ -135,7 +140,8 @@ export class RateLimiter {
     }
     if (now - this.lastCleanup > 5 * 60_000) {
       this.lastCleanup = now;
-      await this.db.deleteFrom('rate_limit_windows').where('window_start', '<', new Date(now - 10 * this.windowMs)).execute();
+      await this.db.deleteFrom('rate_limit_windows').where('window_start', '<', new Date(now - 10 * this.windowMs))
+        .where('bucket', this.namespace ? 'like' : 'not like', this.namespace ? `${this.namespace}:%` : '%:%').execute();
     }
   }
 

@@ -1,14 +1,15 @@
 import { sql, type OperationNodeSource } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 import { newId } from '../../ids.ts';
-import { patternsMatching, type EventType } from './event-types.ts';
+import { patternsMatching, type EventType, type OperatorEventType } from './event-types.ts';
 
 /** Channel that wakes the webhook dispatcher when deliveries are due. */
 export const DELIVERIES_CHANNEL = 'jobsite_webhook_deliveries';
 
 export interface EventEnvelope<T = unknown> {
   id: string;
-  event: EventType;
+  /** Operator events go only to the operator webhook (in the system workspace). */
+  event: EventType | OperatorEventType;
   project_id: string | null;
   workspace_id: string;
   created_at: string;
@@ -17,7 +18,7 @@ export interface EventEnvelope<T = unknown> {
 
 export interface NewEvent {
   workspaceId: string;
-  event: EventType;
+  event: EventType | OperatorEventType;
   projectId: string | null;
   /** The full resource, exactly as the API returns it. */
   data: unknown;
