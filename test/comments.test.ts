@@ -245,6 +245,27 @@ describe('comments on tasks', () => {
     assert.equal((await eventsOf(ws, 'notification.created')).length, 2);
   });
 
+  it('follow the task API: the current assignee is notified, and deleting the task deletes its comments', async () => {
+    const ws = await newWorkspace(t);
+    const joe = await userWith(ws, 'standard', 'joe');
+    const rita = await userWith(ws, 'standard', 'rita');
+    const prj = await project(ws);
+    const created = await api(t, ws.admin, 'POST', `/v1/projects/${prj}/tasks`, { title: 'Pour the slab', assignee_id: joe.id });
+    assertStatus(created, 201);
+    const tsk = created.json().id;
+    assertStatus(await api(t, ws.admin, 'PATCH', `/v1/tasks/${tsk}`, { assignee_id: rita.id }), 200);
+    const c = await comment(ws.admin, `/v1/tasks/${tsk}`, 'Concrete arrives at 7');
+    const ritas = await notificationsOf(rita);
+    assert.deepEqual(ritas.map((n) => n.kind).sort(), ['task_assigned', 'task_comment']);
+    assert.equal(ritas.find((n) => n.kind === 'task_comment').comment_id, c.id);
+    assert.deepEqual((await notificationsOf(joe)).map((n) => n.kind), ['task_assigned'], 'the former assignee is not notified');
+
+    assertStatus(await api(t, ws.admin, 'DELETE', `/v1/tasks/${tsk}`), 204);
+    assertStatus(await api(t, ws.admin, 'GET', `/v1/comments/${c.id}`), 404);
+    assertStatus(await api(t, ws.admin, 'GET', `/v1/tasks/${tsk}/comments`), 404, 'not_found');
+    assert.deepEqual((await notificationsOf(rita)).map((n) => n.kind), ['task_assigned']);
+  });
+
   it('do not notify an assignee who can no longer see the project or was deactivated', async () => {
     const ws = await newWorkspace(t);
     const rex = await userWith(ws, 'restricted', 'rex');
