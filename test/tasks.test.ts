@@ -723,3 +723,24 @@ describe('tasks and users', () => {
     assertProblem(await api(t, ws.admin, 'POST', `/v1/projects/${prj}/tasks`, { title: 'x', assignee_id: user.id }), 422, 'assignee_cannot_see_project');
   });
 });
+
+describe('tasks in the OpenAPI document', () => {
+  it('documents every task route, the Task schema, its events and the 422s', async () => {
+    const doc = ok(await api(t, null, 'GET', '/v1/openapi.json'));
+    for (const [path, methods] of Object.entries({
+      '/v1/projects/{id}/tasks': ['get', 'post'], '/v1/tasks': ['get'], '/v1/tasks/{id}': ['get', 'patch', 'delete'],
+      '/v1/tasks/{id}/complete': ['post'], '/v1/tasks/{id}/reopen': ['post'],
+    })) {
+      for (const method of methods) assert.ok(doc.paths[path]?.[method], `${method} ${path}`);
+    }
+    assert.deepEqual(Object.keys(doc.components.schemas.Task.properties).sort(), TASK_FIELDS);
+    for (const event of ['task.created', 'task.assigned', 'task.completed', 'task.reopened', 'task.updated', 'task.deleted']) {
+      assert.equal(doc.webhooks[event].post.requestBody.content['application/json'].schema.properties.data.$ref, '#/components/schemas/Task', event);
+    }
+    assert.ok(doc.paths['/v1/tasks/{id}'].patch.responses['422'], 'PATCH documents 422');
+    assert.ok(doc.paths['/v1/projects/{id}/tasks'].post.responses['422'], 'POST documents 422');
+    for (const code of ['assignee_not_found', 'assignee_cannot_see_project', 'photo_not_in_project', 'user_inactive']) {
+      assert.match(doc.info.description, new RegExp(`\`${code}\``));
+    }
+  });
+});

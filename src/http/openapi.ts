@@ -167,7 +167,7 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string): 
     const response = (route.schema.response ??= {}) as Record<string, unknown>;
     // A public route (signed file URLs) never answers 401, and has no key to rate-limit.
     const common = route.config?.auth === false ? COMMON_ERRORS.filter((s) => s !== 401 && s !== 429) : COMMON_ERRORS;
-    const statuses = [...common, ...(route.method === 'PATCH' || route.method === 'DELETE' ? [412] : []), ...(route.method === 'POST' ? [409, 422] : []),
+    const statuses = [...common, ...(route.method === 'PATCH' || route.method === 'DELETE' ? [412] : []), ...(route.method === 'POST' ? [409, 422] : route.method === 'PATCH' ? [422] : []),
       ...(route.schema.body ? [413, 415] : [])];
     for (const status of statuses) {
       response[status] ??= { description: 'Problem (RFC 9457)', content: { 'application/problem+json': { schema: { $ref: 'Problem#' } } } };
