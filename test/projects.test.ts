@@ -415,7 +415,7 @@ describe('projects', () => {
       assert.equal(ids(await api(t, ws.admin, 'GET', '/v1/projects?updated_since=2000-01-01T00:00:00Z')).length, 3);
     });
 
-    it('accepts a well-formed tag_id, which matches nothing until tags exist', async () => {
+    it('accepts a well-formed tag_id of no tag, which matches nothing', async () => {
       const res = await api(t, ws.admin, 'GET', '/v1/projects?tag_id=tag_01jzzzzzzzzzzzzzzzzzzzzzzz&status=all');
       assert.equal(res.statusCode, 200);
       assert.deepEqual(ids(res), []);

@@ -93,6 +93,7 @@ export const ERROR_CODES: Record<string, string> = {
   conflict: '409: the change conflicts with the current state.',
   email_taken: '409: another user of the workspace has this e-mail address.',
   handle_taken: '409: another user of the workspace has this handle.',
+  tag_name_taken: '409: another tag of the workspace has this name (regardless of case); `tag_id` names it.',
   webhook_disabled: '409: the webhook endpoint is disabled; enable it before pinging it, retrying or replaying.',
   idempotency_key_in_use: '409: a request with this Idempotency-Key is still being processed.',
   idempotency_key_secret: '409: the request with this Idempotency-Key already succeeded, but its one-time secret is not replayed; `resource_id` names what it created.',

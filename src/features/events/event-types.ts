@@ -31,6 +31,8 @@ export const EVENT_TYPES = {
   'report.finished': 'A PDF report finished rendering. `data` is the report, with `id` and `url`.',
   'report.failed': 'A PDF report could not be rendered. `data` is the report, with `error`.',
   'tag.created': 'A tag was created. `data` is the tag.',
+  'tag.updated': 'A tag was renamed or recoloured. `data` is the tag. The projects and photos carrying it get a new `updated_at` but no event of their own.',
+  'tag.deleted': 'A tag was deleted, which removed it from every project and photo. `data` is the tag as it was. Those projects and photos get a new `updated_at` but no event of their own.',
   'user.added': 'A user was added to the workspace. `data` is the user.',
   'user.updated': 'A user\'s name, e-mail, handle, role or status changed (including reactivation). `data` is the user.',
   'user.removed': 'A user was deactivated: their access and keys stopped. `data` is the user.',

@@ -2,6 +2,7 @@ import { sql, type Insertable, type SqlBool, type UpdateObject } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 import type { Database, PhotosTable } from '../../db/schema.ts';
 import type { ProjectAccess } from '../projects/projects.access.ts';
+import { hasPhotoTag, photoTagsOf } from '../tags/tags.repository.ts';
 import { bumpUpdatedAt } from '../users/users.repository.ts';
 import type { PhotoRow } from './photos.views.ts';
 
@@ -20,7 +21,7 @@ export interface PhotoListCriteria {
   capturedAfter?: Date;
   capturedBefore?: Date;
   creatorId?: string;
-  /** Tags do not exist yet, so a tag filter matches nothing. */
+  /** Only photos carrying this tag. */
   tagId?: string;
   bbox?: BoundingBox;
   processingStatus?: 'pending' | 'processed' | 'failed';
@@ -29,36 +30,40 @@ export interface PhotoListCriteria {
   limit: number;
 }
 
+/** The tags of each photo read, in the same statement as the row. */
+const tags = (ref: string) => photoTagsOf(ref).as('tags');
+
 export class PhotosRepository {
   get(db: Executor, workspaceId: string, id: string): Promise<PhotoRow | undefined> {
-    return db.selectFrom('photos').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+    return db.selectFrom('photos').selectAll().select(tags('photos.id')).where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
   }
 
   getForUpdate(db: Executor, workspaceId: string, id: string): Promise<PhotoRow | undefined> {
-    return db.selectFrom('photos').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).forUpdate().executeTakeFirst();
+    return db.selectFrom('photos').selectAll().select(tags('photos.id')).where('workspace_id', '=', workspaceId).where('id', '=', id).forUpdate().executeTakeFirst();
   }
 
   /** For jobs, which act on ids they were given (no caller, no workspace). */
   getById(db: Executor, id: string, lock = false): Promise<PhotoRow | undefined> {
-    let q = db.selectFrom('photos').selectAll().where('id', '=', id);
+    let q = db.selectFrom('photos').selectAll().select(tags('photos.id')).where('id', '=', id);
     if (lock) q = q.forUpdate();
     return q.executeTakeFirst();
   }
 
+  /** A new photo has no tags yet: the caller applies any (TagsRepository.applyToPhoto) and sets `tags`. */
   insert(db: Executor, row: Insertable<PhotosTable>): Promise<PhotoRow> {
-    return db.insertInto('photos').values(row).returningAll().executeTakeFirstOrThrow();
+    return db.insertInto('photos').values(row).returningAll().returning(sql<[]>`'[]'::json`.as('tags')).executeTakeFirstOrThrow();
   }
 
-  /** One query per page: filters, visibility and the keyset together. */
+  /** One query per page: filters, visibility, the keyset and the tag aggregate together. */
   list(db: Executor, c: PhotoListCriteria): Promise<PhotoRow[]> {
-    let q = db.selectFrom('photos as ph').selectAll('ph').where('ph.workspace_id', '=', c.workspaceId);
+    let q = db.selectFrom('photos as ph').selectAll('ph').select(tags('ph.id')).where('ph.workspace_id', '=', c.workspaceId);
     if (c.projectId !== undefined) q = q.where('ph.project_id', '=', c.projectId);
     if (c.visibleProjects !== null) q = q.where('ph.project_id', 'in', c.visibleProjects);
     if (c.capturedAfter !== undefined) q = q.where('ph.captured_at', '>=', c.capturedAfter);
     if (c.capturedBefore !== undefined) q = q.where('ph.captured_at', '<', c.capturedBefore);
     if (c.creatorId !== undefined) q = q.where('ph.creator_id', '=', c.creatorId);
     if (c.processingStatus !== undefined) q = q.where('ph.processing_status', '=', c.processingStatus);
-    if (c.tagId !== undefined) q = q.where(sql.lit(false));
+    if (c.tagId !== undefined) q = q.where(hasPhotoTag('ph.id', c.tagId));
     if (c.bbox !== undefined) {
       const b = c.bbox;
       q = q.where('ph.lat', '>=', b.minLat).where('ph.lat', '<=', b.maxLat);
@@ -79,14 +84,14 @@ export class PhotosRepository {
   /** Applies the changes and moves updated_at forward (at least 1 ms). */
   update(db: Executor, id: string, changes: UpdateObject<Database, 'photos'>): Promise<PhotoRow> {
     return db.updateTable('photos').set({ ...changes, updated_at: bumpUpdatedAt }).where('id', '=', id)
-      .returningAll().executeTakeFirstOrThrow();
+      .returningAll().returning(tags('photos.id')).executeTakeFirstOrThrow();
   }
 
   /** The processing result, written only while the photo is still pending (a second run writes nothing). */
   finishProcessing(db: Executor, id: string, changes: UpdateObject<Database, 'photos'>): Promise<PhotoRow | undefined> {
     return db.updateTable('photos').set({ ...changes, processed_at: sql<Date>`now()`, updated_at: bumpUpdatedAt })
       .where('id', '=', id).where('processing_status', '=', 'pending')
-      .returningAll().executeTakeFirst();
+      .returningAll().returning(tags('photos.id')).executeTakeFirst();
   }
 
   async delete(db: Executor, id: string): Promise<void> {

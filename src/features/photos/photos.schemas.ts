@@ -44,7 +44,7 @@ export const Photo = Type.Object({
   coordinates: Nullable(PhotoCoordinates),
   coordinates_source: Nullable(StringEnum(['client', 'exif'])),
   caption: Nullable(Type.String()),
-  tags: Type.Array(TagSummary),
+  tags: Type.Array(TagSummary, { description: 'The photo\'s tags, sorted by name (case-insensitively). Change them with PUT/DELETE /v1/photos/{id}/tags/{tag_id}, or set them on upload with `tag_ids`.' }),
   annotations: Type.Array(StoredShape),
   processing_status: StringEnum(['pending', 'processed', 'failed'], { description: '`pending` until the variants exist; `failed` with `processing_error` when the file cannot be processed.' }),
   processing_error: Nullable(Type.String()),
@@ -79,7 +79,7 @@ export const PhotoUploadForm = {
     lat: { type: 'number', minimum: -90, maximum: 90, description: 'With `lon`; overrides EXIF GPS.' },
     lon: { type: 'number', minimum: -180, maximum: 180 },
     altitude: { type: 'number', description: 'Metres; only with `lat` and `lon`.' },
-    tag_ids: { type: 'string', description: 'tag_… ids, comma-separated, or the field repeated.' },
+    tag_ids: { type: 'string', description: 'tag_… ids of the workspace, comma-separated, or the field repeated; an unknown one refuses the upload (422 `tag_not_found`).' },
   },
 } as const;
 
@@ -104,7 +104,7 @@ export const PhotoListQuery = Type.Object({
   project_id: Type.Optional(Type.String({ pattern: IdPattern('prj'), description: 'prj_…' })),
   captured_after: Type.Optional(Type.String({ format: 'date-time', description: 'RFC 3339; photos taken at or after it.' })),
   captured_before: Type.Optional(Type.String({ format: 'date-time', description: 'RFC 3339; photos taken before it.' })),
-  tag_id: Type.Optional(Type.String({ pattern: IdPattern('tag'), description: 'tag_… (tags arrive with the tags feature; until then this matches nothing)' })),
+  tag_id: Type.Optional(Type.String({ pattern: IdPattern('tag'), description: 'tag_…: only photos carrying this tag.' })),
   creator_id: Type.Optional(Type.String({ pattern: IdPattern('usr'), description: 'usr_…' })),
   bbox: Type.Optional(Type.String({
     maxLength: 200,

@@ -3,7 +3,7 @@ import type { Config } from '../../config.ts';
 import type { Db, Executor, Tx } from '../../db/database.ts';
 import type { PhotosTable } from '../../db/schema.ts';
 import type { Actor } from '../../http/actor.ts';
-import { ApiError, notFound, validationFailed } from '../../http/errors.ts';
+import { ApiError, notFound, unprocessable, validationFailed } from '../../http/errors.ts';
 import { checkIfMatch, type IfMatch } from '../../http/etag.ts';
 import { decodeCursor, toPage, type PageOf } from '../../http/pagination.ts';
 import { isIsoTimestamp, parseRfc3339 } from '../../http/timestamps.ts';
@@ -15,6 +15,7 @@ import { assertMay } from '../access/permissions.ts';
 import type { EventType } from '../events/event-types.ts';
 import type { EventLog } from '../events/events.log.ts';
 import { ProjectAccess } from '../projects/projects.access.ts';
+import { TagsRepository } from '../tags/tags.repository.ts';
 import type { AnnotationShape } from './photos.annotations.ts';
 import type { ReceivedPhoto } from './photos.intake.ts';
 import { PhotosRepository, type BoundingBox, type PhotoListCriteria } from './photos.repository.ts';
@@ -38,6 +39,7 @@ export const EVENT_URL_TTL_SECONDS = 24 * 3600;
 export class PhotosService {
   private readonly photos = new PhotosRepository();
   private readonly access = new ProjectAccess();
+  private readonly tags = new TagsRepository();
   private readonly garbage: BlobGarbage;
   readonly sign: SignUrl;
   readonly signForEvents: SignUrl;
@@ -61,15 +63,17 @@ export class PhotosService {
   async create(actor: Actor, projectId: string, received: ReceivedPhoto): Promise<PhotoView> {
     const { stored, fields } = received;
     try {
-      if (fields.tagIds?.length) {
-        throw new ApiError(422, 'tag_not_found', 'Unknown tag', `No tag ${fields.tagIds[0]} in this workspace.`, {
-          errors: [{ path: 'body.tag_ids', message: 'names no tag of the workspace' }],
-        });
-      }
       const row = await this.db.transaction().execute(async (tx) => {
+        // The tags are locked before the project (the lock order in tags.repository.ts).
+        const tagIds = fields.tagIds ?? [];
+        const tags = await this.tags.lockForApplying(tx, actor.workspaceId, tagIds);
         const project = await this.access.requireProject(tx, actor, projectId, 'contribute', 'share');
+        const unknown = tagIds.find((id) => !tags.some((tag) => tag.id === id));
+        if (unknown !== undefined) {
+          unprocessable('tag_not_found', `No tag ${unknown} in this workspace.`, [{ path: 'body.tag_ids', message: `${unknown} names no tag of the workspace` }]);
+        }
         const now = new Date();
-        const inserted = await this.photos.insert(tx, {
+        const photo = await this.photos.insert(tx, {
           id: newId('photo'),
           workspace_id: actor.workspaceId,
           project_id: project.id,
@@ -89,6 +93,8 @@ export class PhotosService {
           created_at: now,
           updated_at: now,
         });
+        await this.tags.applyToPhoto(tx, { photoId: photo.id, tagIds: tags.map((tag) => tag.id), workspaceId: actor.workspaceId });
+        const inserted: PhotoRow = { ...photo, tags };
         await enqueue(tx, PROCESS_PHOTO, { photo_id: inserted.id }, { jobKey: `photo:${inserted.id}` });
         return inserted;
       });
@@ -182,6 +188,33 @@ export class PhotosService {
     });
     if (removedKey) await this.blobs.delete(removedKey).catch(() => undefined);
     return toPhotoView(row, this.sign);
+  }
+
+  /**
+   * Idempotent; tagging follows `media.change` (restricted users only their own photos). The tag
+   * is locked before the photo (the lock order in tags.repository.ts).
+   */
+  async applyTag(actor: Actor, id: string, tagId: string): Promise<PhotoView> {
+    return this.db.transaction().execute(async (tx) => {
+      const [tag] = isId('tag', tagId) ? await this.tags.lockForApplying(tx, actor.workspaceId, [tagId]) : [];
+      const photo = await this.photo(tx, actor, id, 'change', true);
+      if (!tag) return notFound('tag', tagId);
+      const added = await this.tags.applyToPhoto(tx, { photoId: photo.id, tagIds: [tag.id], workspaceId: actor.workspaceId });
+      if (added === 0) return toPhotoView(photo, this.sign);
+      return this.emitChange(tx, 'photo.updated', await this.photos.update(tx, photo.id, {}));
+    });
+  }
+
+  /** Idempotent; only an actual removal moves updated_at and emits photo.updated. */
+  async removeTag(actor: Actor, id: string, tagId: string): Promise<void> {
+    await this.db.transaction().execute(async (tx) => {
+      const photo = await this.photo(tx, actor, id, 'change', true);
+      const tag = isId('tag', tagId) ? await this.tags.get(tx, actor.workspaceId, tagId) : undefined;
+      if (!tag) return notFound('tag', tagId);
+      if (await this.tags.removeFromPhoto(tx, photo.id, tag.id)) {
+        await this.emitChange(tx, 'photo.updated', await this.photos.update(tx, photo.id, {}));
+      }
+    });
   }
 
   /** Records a change in the event log, inside the change's transaction. */

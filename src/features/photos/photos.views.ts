@@ -1,9 +1,11 @@
 import type { Selectable } from 'kysely';
 import type { PhotosTable } from '../../db/schema.ts';
 import type { BlobStore } from '../../storage/blob-store.ts';
+import type { TagSummary } from '../tags/tags.views.ts';
 import type { PhotoView } from './photos.schemas.ts';
 
-export type PhotoRow = Selectable<PhotosTable>;
+/** A photo row as the repository reads it: the table's columns plus its tags (sorted by name), aggregated in the same query. */
+export type PhotoRow = Selectable<PhotosTable> & { tags: TagSummary[] };
 export type { PhotoView };
 
 /** Signs blob keys into the expiring URLs responses carry. */
@@ -34,7 +36,7 @@ export async function toPhotoView(p: PhotoRow, sign: SignUrl): Promise<PhotoView
     coordinates: p.lat === null || p.lon === null ? null : { lat: p.lat, lon: p.lon, altitude: p.altitude },
     coordinates_source: p.coordinates_source,
     caption: p.caption,
-    tags: [],
+    tags: p.tags,
     annotations: p.annotations as Record<string, unknown>[],
     processing_status: p.processing_status,
     processing_error: p.processing_error,

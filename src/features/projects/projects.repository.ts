@@ -1,6 +1,7 @@
 import { sql, type Expression, type SqlBool, type UpdateObject } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 import type { Database, ProjectStatus } from '../../db/schema.ts';
+import { hasProjectTag, projectTagsOf } from '../tags/tags.repository.ts';
 import { bumpUpdatedAt } from '../users/users.repository.ts';
 import type { UserRow } from '../users/users.views.ts';
 import { ADDRESS_FIELDS } from './projects.schemas.ts';
@@ -13,6 +14,13 @@ const memberIdsOf = (ref: string) =>
 /** The blob key of the thumbnail of the cover photo whose id column is `ref` (null without one). */
 const coverKeyOf = (ref: string) =>
   sql<string | null>`(select cv.variants->'thumbnail'->>'key' from photos cv where cv.id = ${sql.ref(ref)})`;
+
+/** What a ProjectRow adds to the table's columns, computed in the same statement as the row. */
+const derivedColumns = (alias: 'p' | 'projects') => [
+  memberIdsOf(`${alias}.id`).as('member_ids'),
+  projectTagsOf(`${alias}.id`).as('tags'),
+  coverKeyOf(`${alias}.cover_photo_id`).as('cover_thumbnail_key'),
+] as const;
 
 /** Visible to a restricted user: they created it or are on its crew. Kept beside `visibleProjectIds`, its twin. */
 const createdByOrMemberOf = (projectRef: string, creatorRef: string, userId: string): Expression<SqlBool> =>
@@ -30,7 +38,7 @@ export interface ProjectListCriteria {
   q?: string;
   memberId?: string;
   updatedSince?: Date;
-  /** Tags do not exist yet, so a tag filter matches nothing. */
+  /** Only projects carrying this tag. */
   tagId?: string;
   sort: ProjectSortKey;
   /** The last row of the previous page: its id, and its updated_at when sorting by it. */
@@ -40,13 +48,13 @@ export interface ProjectListCriteria {
 
 export class ProjectsRepository {
   get(db: Executor, workspaceId: string, id: string): Promise<ProjectRow | undefined> {
-    return db.selectFrom('projects as p').selectAll('p').select([memberIdsOf('p.id').as('member_ids'), coverKeyOf('p.cover_photo_id').as('cover_thumbnail_key')])
+    return db.selectFrom('projects as p').selectAll('p').select(derivedColumns('p'))
       .where('p.workspace_id', '=', workspaceId).where('p.id', '=', id).executeTakeFirst();
   }
 
   /** The project, locked until the transaction ends, so concurrent writes apply one after the other. */
   getForUpdate(db: Executor, workspaceId: string, id: string): Promise<ProjectRow | undefined> {
-    return db.selectFrom('projects as p').selectAll('p').select([memberIdsOf('p.id').as('member_ids'), coverKeyOf('p.cover_photo_id').as('cover_thumbnail_key')])
+    return db.selectFrom('projects as p').selectAll('p').select(derivedColumns('p'))
       .where('p.workspace_id', '=', workspaceId).where('p.id', '=', id).forUpdate('p').executeTakeFirst();
   }
 
@@ -60,9 +68,9 @@ export class ProjectsRepository {
     return q.executeTakeFirst();
   }
 
-  /** One query per page: filters, visibility, keyset and the crew aggregate together. */
+  /** One query per page: filters, visibility, keyset and the crew and tag aggregates together. */
   list(db: Executor, c: ProjectListCriteria): Promise<ProjectRow[]> {
-    let q = db.selectFrom('projects as p').selectAll('p').select([memberIdsOf('p.id').as('member_ids'), coverKeyOf('p.cover_photo_id').as('cover_thumbnail_key')])
+    let q = db.selectFrom('projects as p').selectAll('p').select(derivedColumns('p'))
       .where('p.workspace_id', '=', c.workspaceId);
     if (c.status !== 'all') q = q.where('p.status', '=', c.status);
     if (c.visibleTo !== null) q = q.where(createdByOrMemberOf('p.id', 'p.created_by', c.visibleTo));
@@ -76,7 +84,7 @@ export class ProjectsRepository {
         .whereRef('fm.project_id', '=', 'p.id').where('fm.user_id', '=', memberId)));
     }
     if (c.updatedSince !== undefined) q = q.where('p.updated_at', '>=', c.updatedSince);
-    if (c.tagId !== undefined) q = q.where(sql.lit(false));
+    if (c.tagId !== undefined) q = q.where(hasProjectTag('p.id', c.tagId));
     if (c.sort === 'updated_at') {
       if (c.after) q = q.where(sql<SqlBool>`(p.updated_at, p.id) < (${c.after.updatedAt}, ${c.after.id})`);
       q = q.orderBy('p.updated_at', 'desc').orderBy('p.id', 'desc');
@@ -89,14 +97,14 @@ export class ProjectsRepository {
 
   /** The insert of a new project, for the caller to run (e.g. in one statement with its event). */
   insertQuery(db: Executor, row: ProjectRow) {
-    const { member_ids: _crew, cover_thumbnail_key: _cover, ...columns } = row;
+    const { member_ids: _crew, tags: _tags, cover_thumbnail_key: _cover, ...columns } = row;
     return db.insertInto('projects').values(columns);
   }
 
   /** Applies the changes and moves updated_at forward (at least 1 ms). */
   update(db: Executor, id: string, changes: UpdateObject<Database, 'projects'>): Promise<ProjectRow> {
     return db.updateTable('projects').set({ ...changes, updated_at: bumpUpdatedAt }).where('id', '=', id)
-      .returningAll().returning([memberIdsOf('projects.id').as('member_ids'), coverKeyOf('projects.cover_photo_id').as('cover_thumbnail_key')]).executeTakeFirstOrThrow();
+      .returningAll().returning(derivedColumns('projects')).executeTakeFirstOrThrow();
   }
 
   /** Archives (stamping archived_at with the database clock, like updated_at) or restores. */

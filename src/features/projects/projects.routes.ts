@@ -22,7 +22,7 @@ export function projectRoutes(app: App, projects: ProjectsService): void {
     schema: {
       tags, summary: 'List projects',
       description: 'Active projects by default, newest first. Restricted users see only projects they created or are on the crew of. ' +
-        '`tag_id` is accepted, but no project has tags yet, so it matches nothing.',
+        '`tag_id` keeps the projects carrying that tag.',
       querystring: ProjectListQuery, response: { 200: Page(Project, 'ProjectPage') },
     },
   }, (req) => projects.list(req.actor, { ...req.query, limit: req.query.limit ?? 50 }));

@@ -63,7 +63,7 @@ export const Project = Type.Object({
   status: ProjectStatusSchema,
   address: Address,
   coordinates: Nullable(Coordinates),
-  tags: Type.Array(ProjectTag, { description: 'The project\'s tags (empty until tags are assigned).' }),
+  tags: Type.Array(ProjectTag, { description: 'The project\'s tags, sorted by name (case-insensitively). Change them with PUT/DELETE /v1/projects/{id}/tags/{tag_id}.' }),
   cover_photo_id: Nullable(Type.String()),
   cover_photo: Nullable(CoverPhoto),
   member_ids: Type.Array(Type.String(), { description: 'The crew: ids of the users assigned to the project, in id order. Change it with PUT/DELETE /v1/projects/{id}/members/{user_id}.' }),
@@ -98,7 +98,7 @@ export const ProjectPatch = Type.Object({
 export type ProjectPatchInput = Static<typeof ProjectPatch>;
 
 const UserIdFilter = Type.String({ pattern: '^usr_[0-9a-hjkmnp-tv-z]{26}$', description: 'usr_…' });
-const TagIdFilter = Type.String({ pattern: '^tag_[0-9a-hjkmnp-tv-z]{26}$', description: 'tag_… (tags are not assignable yet, so this matches no project for now)' });
+const TagIdFilter = Type.String({ pattern: '^tag_[0-9a-hjkmnp-tv-z]{26}$', description: 'tag_…: only projects carrying this tag.' });
 
 export const ProjectSort = StringEnum(['created_at', 'updated_at'], {
   default: 'created_at',

@@ -9,6 +9,7 @@ import { isIsoTimestamp, parseRfc3339 } from '../../http/timestamps.ts';
 import { isId, newId } from '../../ids.ts';
 import type { EventType } from '../events/event-types.ts';
 import type { EventLog } from '../events/events.log.ts';
+import { TagsRepository } from '../tags/tags.repository.ts';
 import { UsersRepository } from '../users/users.repository.ts';
 import { toUserView, type UserView } from '../users/users.views.ts';
 import { accessFactsOf, assertProjectAccess, projectScopeOf, type ProjectAction } from './projects.access.ts';
@@ -39,6 +40,7 @@ type ProjectEvent = Extract<EventType, `project.${string}`>;
 export class ProjectsService {
   private readonly projects = new ProjectsRepository();
   private readonly users = new UsersRepository();
+  private readonly tags = new TagsRepository();
 
   /** `sign` turns the cover photo's thumbnail key into a signed URL (the photos feature's signer). */
   constructor(private readonly db: Db, private readonly events: EventLog, private readonly sign: (key: string) => Promise<string>) {}
@@ -94,6 +96,7 @@ export class ProjectsService {
       updated_at: now,
       archived_at: null,
       member_ids: [],
+      tags: [],
     };
     const view = toProjectView(row);
     await this.events.emit(this.db, {
@@ -167,6 +170,33 @@ export class ProjectsService {
       const project = await this.project(tx, actor, id, 'manage_crew', { lock: true });
       const user = await this.workspaceUser(tx, actor, userId);
       if (await this.projects.removeMember(tx, project.id, user.id)) {
+        await this.emitChange(tx, 'project.updated', await this.projects.update(tx, project.id, {}));
+      }
+    });
+  }
+
+  /**
+   * Idempotent; applying follows the project's `edit` rule. The tag is locked before the project
+   * (the lock order in tags.repository.ts), so a concurrent delete of the tag waits or goes first.
+   */
+  async applyTag(actor: Actor, id: string, tagId: string): Promise<ProjectView> {
+    return this.db.transaction().execute(async (tx) => {
+      const [tag] = isId('tag', tagId) ? await this.tags.lockForApplying(tx, actor.workspaceId, [tagId]) : [];
+      const project = await this.project(tx, actor, id, 'edit', { lock: true });
+      if (!tag) return notFound('tag', tagId);
+      const added = await this.tags.applyToProject(tx, { projectId: project.id, tagId: tag.id, workspaceId: actor.workspaceId });
+      if (!added) return this.view(project);
+      return this.emitChange(tx, 'project.updated', await this.projects.update(tx, project.id, {}));
+    });
+  }
+
+  /** Idempotent; only an actual removal moves updated_at and emits project.updated. */
+  async removeTag(actor: Actor, id: string, tagId: string): Promise<void> {
+    await this.db.transaction().execute(async (tx) => {
+      const project = await this.project(tx, actor, id, 'edit', { lock: true });
+      const tag = isId('tag', tagId) ? await this.tags.get(tx, actor.workspaceId, tagId) : undefined;
+      if (!tag) return notFound('tag', tagId);
+      if (await this.tags.removeFromProject(tx, project.id, tag.id)) {
         await this.emitChange(tx, 'project.updated', await this.projects.update(tx, project.id, {}));
       }
     });

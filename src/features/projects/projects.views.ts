@@ -1,12 +1,13 @@
 import type { Selectable } from 'kysely';
 import type { ProjectsTable } from '../../db/schema.ts';
+import type { TagSummary } from '../tags/tags.views.ts';
 import type { ProjectView } from './projects.schemas.ts';
 
 /**
  * A project row as the repository reads it: the table's columns plus the crew, aggregated in the
- * same query, and the blob key of the cover photo's thumbnail.
+ * same query, its tags (sorted by name), and the blob key of the cover photo's thumbnail.
  */
-export type ProjectRow = Selectable<ProjectsTable> & { member_ids: string[]; cover_thumbnail_key: string | null };
+export type ProjectRow = Selectable<ProjectsTable> & { member_ids: string[]; tags: TagSummary[]; cover_thumbnail_key: string | null };
 export type { ProjectView };
 
 /** `coverThumbnailUrl`: the cover's thumbnail, signed (views are built synchronously; signing may not be). */
@@ -24,8 +25,7 @@ export const toProjectView = (p: ProjectRow, coverThumbnailUrl: string | null = 
     country: p.country,
   },
   coordinates: p.lat === null || p.lon === null ? null : { lat: p.lat, lon: p.lon },
-  // Tags arrive with their feature; the field is in the contract already.
-  tags: [],
+  tags: p.tags,
   cover_photo_id: p.cover_photo_id,
   cover_photo: p.cover_photo_id !== null && coverThumbnailUrl !== null ? { id: p.cover_photo_id, thumbnail_url: coverThumbnailUrl } : null,
   member_ids: p.member_ids,
