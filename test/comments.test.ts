@@ -124,6 +124,7 @@ describe('a comment with @rita', () => {
     const commentEvents = await eventsOf(ws, 'comment.created');
     assert.equal(commentEvents.length, 1);
     assert.deepEqual(commentEvents[0].data, c);
+    assert.ok(commentEvents[0].id < created[0].id, 'comment.created comes before the notification it causes');
 
     const delivered = await eventually('the notification webhook', () => {
       const bodies = receiver.received.filter((r) => r.path === `/rita-${ws.id}`).map((r) => JSON.parse(r.body));
@@ -467,6 +468,23 @@ describe('the comment resource', () => {
     const [deleted] = await eventsOf(ws, 'comment.deleted');
     assert.deepEqual(deleted.data, v2.json());
     assert.equal(deleted.project_id, prj);
+  });
+
+  it('never fails with a 500 when its photo is deleted at the same time', async () => {
+    const ws = await newWorkspace(t);
+    const prj = await project(ws);
+    for (let round = 0; round < 3; round++) {
+      const pho = await photo(ws.admin, prj);
+      const [deleted, ...posted] = await Promise.all([
+        api(t, ws.admin, 'DELETE', `/v1/photos/${pho}`),
+        ...Array.from({ length: 4 }, (_, i) => api(t, ws.admin, 'POST', `/v1/photos/${pho}/comments`, { body: `race ${i}` })),
+      ]);
+      assertStatus(deleted!, 204);
+      for (const res of posted) assert.ok(res.statusCode === 201 || res.statusCode === 404, res.body);
+      for (const res of posted.filter((r) => r.statusCode === 404)) assert.equal(res.json().code, 'not_found');
+      const left = await t.db.selectFrom('comments').select('id').where('photo_id', '=', pho).execute();
+      assert.deepEqual(left, [], 'no comment outlives its photo');
+    }
   });
 
   it('goes with its photo or task, and takes its notifications with it when deleted', async () => {
