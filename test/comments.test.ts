@@ -512,6 +512,25 @@ describe('the comment resource', () => {
   });
 });
 
+describe('the OpenAPI document', () => {
+  it('has the comment routes, the Comment schema, and comment events carrying it', async () => {
+    const res = await api(t, null, 'GET', '/v1/openapi.json');
+    assertStatus(res, 200);
+    const doc = res.json();
+    for (const subject of ['projects', 'photos', 'tasks']) {
+      assert.ok(doc.paths[`/v1/${subject}/{id}/comments`]?.get, subject);
+      assert.ok(doc.paths[`/v1/${subject}/{id}/comments`]?.post, subject);
+    }
+    assert.deepEqual(Object.keys(doc.paths['/v1/comments/{id}']).filter((m) => ['get', 'patch', 'delete'].includes(m)).sort(), ['delete', 'get', 'patch']);
+    assert.deepEqual(Object.keys(doc.components.schemas.Comment.properties).sort(),
+      ['author_id', 'body', 'created_at', 'id', 'mentions', 'project_id', 'subject', 'updated_at']);
+    for (const event of ['comment.created', 'comment.updated', 'comment.deleted']) {
+      const data = doc.webhooks[event].post.requestBody.content['application/json'].schema.properties.data;
+      assert.equal(data.$ref, '#/components/schemas/Comment', event);
+    }
+  });
+});
+
 describe('notifications API', () => {
   it('lists the caller\'s own (unread filter), marks one read idempotently and all read; another user\'s is 404', async () => {
     const ws = await newWorkspace(t);
