@@ -45,6 +45,8 @@ import { PhotosService } from './features/photos/photos.service.ts';
 import { photoRoutes } from './features/photos/photos.routes.ts';
 import { VideoIntake } from './features/videos/videos.intake.ts';
 import { videoRoutes } from './features/videos/videos.routes.ts';
+import { ReportsService } from './features/reports/reports.service.ts';
+import { reportRoutes } from './features/reports/reports.routes.ts';
 import { VideosService } from './features/videos/videos.service.ts';
 import { developerApplicationRoutes } from './features/developer-applications/developer-applications.routes.ts';
 import { DeveloperApplicationsService } from './features/developer-applications/developer-applications.service.ts';
@@ -156,6 +158,7 @@ export async function buildApp({ config, db, logger, blobs: givenBlobs }: AppDep
   tagRoutes(app, new TagsService(db, eventLog), projects, photos);
   notificationRoutes(app, new NotificationsService(db));
   documentRoutes(app, new DocumentsService(db, eventLog, blobs, files, config));
+  reportRoutes(app, new ReportsService(db, blobs, files, config));
   videoRoutes(app, new VideosService(db, eventLog, blobs, config), new VideoIntake(blobs, config));
   commentRoutes(app, new CommentsService(db, eventLog, new Notifier(eventLog)));
   taskRoutes(app, new TasksService(db, eventLog, new Notifier(eventLog)));

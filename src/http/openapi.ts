@@ -8,6 +8,7 @@ import { Document } from '../features/documents/documents.schemas.ts';
 import { Notification } from '../features/notifications/notifications.schemas.ts';
 import { Photo } from '../features/photos/photos.schemas.ts';
 import { Project } from '../features/projects/projects.schemas.ts';
+import { Report } from '../features/reports/reports.schemas.ts';
 import { Task } from '../features/tasks/tasks.schemas.ts';
 import { User } from '../features/users/users.schemas.ts';
 import { Video } from '../features/videos/videos.schemas.ts';
@@ -57,6 +58,7 @@ const EVENT_DATA: Record<string, { name: string; schema: TSchema }> = {
   video: { name: 'Video', schema: Video },
   comment: { name: 'Comment', schema: Comment },
   task: { name: 'Task', schema: Task },
+  report: { name: 'Report', schema: Report },
 };
 
 /** A TypeBox schema as plain JSON (without TypeBox's symbol keys), for the document's components. */
@@ -183,7 +185,7 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string): 
       components: {
         securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key: `jsk_…`.' } },
         // The resources event payloads carry, referenced from `webhooks`.
-        schemas: { Project: plain(Project), Photo: plain(Photo), Notification: plain(Notification), Document: plain(Document), User: plain(User), Video: plain(Video), Webhook: plain(Webhook), Task: plain(Task), Comment: plain(Comment) },
+        schemas: { Project: plain(Project), Photo: plain(Photo), Notification: plain(Notification), Document: plain(Document), User: plain(User), Video: plain(Video), Webhook: plain(Webhook), Task: plain(Task), Comment: plain(Comment), Report: plain(Report) },
       },
       webhooks: eventWebhooks(),
       security: [{ bearer: [] }],

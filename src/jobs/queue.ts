@@ -6,6 +6,7 @@ import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
 import type { EventLog } from '../features/events/events.log.ts';
 import { PHOTO_CRONTAB, photoTasks } from '../features/photos/photos.jobs.ts';
+import { reportTasks } from '../features/reports/reports.jobs.ts';
 import { VIDEO_CRONTAB, videoTasks } from '../features/videos/videos.jobs.ts';
 import type { BlobStore } from '../storage/blob-store.ts';
 import { cleanupTasks, CLEANUP_CRONTAB } from './cleanup.ts';
@@ -54,7 +55,7 @@ function quietLogger(log?: PinoLogger): Logger {
 }
 
 export function taskList(deps: JobDeps): TaskList {
-  const tasks: TaskList = { ...cleanupTasks(deps), ...photoTasks(deps), ...videoTasks(deps) };
+  const tasks: TaskList = { ...cleanupTasks(deps), ...photoTasks(deps), ...videoTasks(deps), ...reportTasks(deps) };
   return tasks;
 }
 

@@ -33,6 +33,8 @@ export const PERMISSIONS = {
   'comment.create': { admin: 'yes', manager: 'yes', standard: 'yes', restricted: 'yes', does: 'comment' },
   'comment.edit': { admin: 'own', manager: 'own', standard: 'own', restricted: 'own', does: 'edit comments they did not write' },
   'comment.delete': { admin: 'yes', manager: 'yes', standard: 'own', restricted: 'own', does: 'delete comments they did not write' },
+  // Reports
+  'report.delete': { admin: 'yes', manager: 'yes', standard: 'own', restricted: 'own', does: 'delete reports they did not request' },
 } as const satisfies Record<string, Record<Role, Grant> & { does: string }>;
 
 export type Permission = keyof typeof PERMISSIONS;

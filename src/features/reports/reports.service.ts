@@ -1,0 +1,152 @@
+import type { Config } from '../../config.ts';
+import type { Db, Executor } from '../../db/database.ts';
+import type { ReportOptions, ReportSelection } from '../../db/schema.ts';
+import type { Actor } from '../../http/actor.ts';
+import { ApiError, conflict, notFound, unprocessable, validationFailed } from '../../http/errors.ts';
+import { decodeCursor, toPage, type PageOf } from '../../http/pagination.ts';
+import { parseRfc3339 } from '../../http/timestamps.ts';
+import { isId, newId } from '../../ids.ts';
+import { enqueue } from '../../jobs/enqueue.ts';
+import type { BlobStore } from '../../storage/blob-store.ts';
+import type { FileRequest, FileResponse, FilesService } from '../../storage/files.service.ts';
+import { BlobGarbage } from '../../storage/garbage.ts';
+import { assertMay } from '../access/permissions.ts';
+import { ProjectAccess } from '../projects/projects.access.ts';
+import { ReportContentRepository } from './report-content.repository.ts';
+import { isTimeZone } from './reports.format.ts';
+import { ReportsRepository, type ReportRow } from './reports.repository.ts';
+import type { ReportCreateInput, ReportListFilters } from './reports.schemas.ts';
+import { RENDER_REPORT, reportFilename, reportSigner, toReportView, type ReportView, type SignReport } from './reports.views.ts';
+
+/** Tries of the render job before the report is marked failed. */
+const RENDER_ATTEMPTS = 3;
+
+/**
+ * PDF photo reports: a request is recorded as `queued` with its `render_report` job in one
+ * transaction (reports.jobs.ts renders it); reading, downloading and deleting follow the project
+ * (projects.access.ts: a project the caller cannot see is a 404), and deleting someone else's
+ * report needs the `report.delete` permission.
+ */
+export class ReportsService {
+  private readonly reports = new ReportsRepository();
+  private readonly content = new ReportContentRepository();
+  private readonly access = new ProjectAccess();
+  private readonly garbage: BlobGarbage;
+  private readonly sign: SignReport;
+
+  constructor(private readonly db: Db, blobs: BlobStore, private readonly files: FilesService, config: Config) {
+    this.sign = reportSigner(blobs, config, 'response');
+    this.garbage = new BlobGarbage(blobs);
+  }
+
+  async create(actor: Actor, projectId: string, input: ReportCreateInput): Promise<ReportView> {
+    const options = optionsOf(input.options);
+    const selection = selectionOf(input);
+    const row = await this.db.transaction().execute(async (tx) => {
+      const project = await this.access.requireProject(tx, actor, projectId, 'contribute', 'share');
+      const outside = await this.content.photosOutside(tx, project.id, selection.photo_ids ?? []);
+      if (outside.length > 0) {
+        unprocessable('photo_not_in_project', `Photo "${outside[0]}" is not a photo of project ${project.id}${outside.length > 1 ? ` (nor are ${outside.length - 1} more)` : ''}.`,
+          outside.slice(0, 20).map((id) => ({ path: `body.photo_ids[${selection.photo_ids!.indexOf(id)}]`, message: `${id} is not a photo of this project` })));
+      }
+      const unknown = await this.content.unknownTags(tx, actor.workspaceId, selection.tag_ids ?? []);
+      if (unknown.length > 0) {
+        unprocessable('tag_not_found', `No tag "${unknown[0]}" in this workspace.`,
+          unknown.slice(0, 20).map((id) => ({ path: `body.tag_ids[${selection.tag_ids!.indexOf(id)}]`, message: 'names no tag of the workspace' })));
+      }
+      const now = new Date();
+      const inserted = await this.reports.insert(tx, {
+        id: newId('report'),
+        workspace_id: actor.workspaceId,
+        project_id: project.id,
+        title: input.title,
+        options: JSON.stringify(options),
+        selection: JSON.stringify(selection),
+        requested_by: actor.userId,
+        created_at: now,
+        updated_at: now,
+      });
+      await enqueue(tx, RENDER_REPORT, { report_id: inserted.id }, { jobKey: `report:${inserted.id}`, maxAttempts: RENDER_ATTEMPTS });
+      return inserted;
+    });
+    return toReportView(row, this.sign);
+  }
+
+  async list(actor: Actor, projectId: string, filters: ReportListFilters & { limit: number }): Promise<PageOf<ReportView>> {
+    const project = await this.access.requireProject(this.db, actor, projectId, 'view');
+    const after = decodeCursor(filters.cursor, 'id', 1, ([id]) => typeof id === 'string');
+    const rows = await this.reports.list(this.db, {
+      workspaceId: actor.workspaceId, projectId: project.id, status: filters.status, afterId: after ? String(after[0]) : null, limit: filters.limit,
+    });
+    const page = toPage(rows, filters.limit, 'id', (r) => [r.id], (r) => r);
+    return { ...page, data: await Promise.all(page.data.map((r) => toReportView(r, this.sign))) };
+  }
+
+  async get(actor: Actor, id: string): Promise<ReportView> {
+    return toReportView(await this.report(this.db, actor, id), this.sign);
+  }
+
+  /** The PDF's bytes (ranges, HEAD, validators), once finished; 409 `report_not_ready` before. */
+  async download(actor: Actor, id: string, req: FileRequest): Promise<FileResponse> {
+    const report = await this.report(this.db, actor, id);
+    if (report.status !== 'finished' || report.blob_key === null) {
+      conflict('report_not_ready', report.status === 'failed'
+        ? `Report ${report.id} failed and has no PDF: ${report.error ?? 'unknown reason'}.`
+        : `Report ${report.id} is ${report.status}; download it once its status is "finished".`);
+    }
+    return this.files.serveObject(report.blob_key!, {
+      cacheControl: 'private, no-cache', disposition: 'attachment', filename: reportFilename(report.title), contentType: 'application/pdf',
+    }, req);
+  }
+
+  /** Deletes the report and its PDF (a render still running discards its result). */
+  async remove(actor: Actor, id: string): Promise<void> {
+    const key = await this.db.transaction().execute(async (tx) => {
+      const row = await this.report(tx, actor, id, true);
+      assertMay(actor, 'report.delete', row.requested_by);
+      await this.reports.delete(tx, row.id); // the trigger records the PDF in blob_garbage
+      if (row.blob_key) await enqueue(tx, BlobGarbage.TASK, {}, { jobKey: BlobGarbage.TASK, runAt: new Date(Date.now() + 60_000) });
+      return row.blob_key;
+    });
+    // Right away, so the URL stops working with the response; the job retries what fails here.
+    if (key) await this.garbage.collect(this.db, [key]).catch(() => undefined);
+  }
+
+  /** The report when the actor can see its project; 404 otherwise (as for a missing one). */
+  private async report(db: Executor, actor: Actor, id: string, lock = false): Promise<ReportRow> {
+    const row = isId('report', id) ? await this.reports.get(db, actor.workspaceId, id, lock) : undefined;
+    if (!row) return notFound('report', id);
+    try {
+      await this.access.requireProject(db, actor, row.project_id, 'view');
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404) notFound('report', id);
+      throw err;
+    }
+    return row;
+  }
+}
+
+function optionsOf(input: ReportCreateInput['options'] = {}): ReportOptions {
+  const timeZone = input.time_zone ?? 'UTC';
+  if (!isTimeZone(timeZone)) validationFailed([{ path: 'body.options.time_zone', message: 'must be an IANA time zone such as "Europe/Paris" or "UTC"' }]);
+  return {
+    layout: (input.layout ?? 2) as ReportOptions['layout'],
+    time_zone: timeZone,
+    page_size: input.page_size ?? 'letter',
+    include_annotations: input.include_annotations ?? true,
+    include_tasks: input.include_tasks ?? false,
+    include_comments: input.include_comments ?? false,
+  };
+}
+
+function selectionOf(input: ReportCreateInput): ReportSelection {
+  const after = input.captured_after === undefined ? null : parseRfc3339(input.captured_after, 'body.captured_after');
+  const before = input.captured_before === undefined ? null : parseRfc3339(input.captured_before, 'body.captured_before');
+  if (after && before && after >= before) validationFailed([{ path: 'body.captured_before', message: 'must be later than captured_after' }]);
+  return {
+    photo_ids: input.photo_ids ?? null,
+    captured_after: after?.toISOString() ?? null,
+    captured_before: before?.toISOString() ?? null,
+    tag_ids: input.tag_ids ?? null,
+  };
+}

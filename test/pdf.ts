@@ -1,0 +1,34 @@
+/**
+ * Reads a PDF the way a viewer does (pdfjs-dist, Mozilla's PDF engine, no native code): its
+ * pages, the text on each, and how many images each page paints.
+ */
+import { getDocument, OPS } from 'pdfjs-dist/legacy/build/pdf.mjs';
+
+export interface ParsedPdf {
+  pageCount: number;
+  /** Each page's text, items joined by spaces. */
+  pages: string[];
+  /** Images painted on each page. */
+  imagesPerPage: number[];
+  title: string | null;
+}
+
+export async function parsePdf(bytes: Buffer): Promise<ParsedPdf> {
+  const doc = await getDocument({ data: new Uint8Array(bytes), isEvalSupported: false, disableFontFace: true, useSystemFonts: false, verbosity: 0 }).promise;
+  try {
+    const pages: string[] = [];
+    const imagesPerPage: number[] = [];
+    for (let n = 1; n <= doc.numPages; n++) {
+      const page = await doc.getPage(n);
+      const content = await page.getTextContent();
+      pages.push(content.items.map((i) => ('str' in i ? i.str : '')).join(' ').replace(/\s+/g, ' '));
+      const ops = await page.getOperatorList();
+      imagesPerPage.push(ops.fnArray.filter((f) => f === OPS.paintImageXObject).length);
+    }
+    const meta = await doc.getMetadata();
+    const title = (meta.info as { Title?: string }).Title ?? null;
+    return { pageCount: doc.numPages, pages, imagesPerPage, title };
+  } finally {
+    await doc.destroy();
+  }
+}
