@@ -13,7 +13,7 @@ import { CliError } from './errors.ts';
  * answer at once). Each works whether or not a server runs on the same data directory: it joins
  * the embedded server, or starts it and stops it again when done.
  */
-async function withDatabase<T>(config: Config, work: (db: Db) => Promise<T>): Promise<T> {
+export async function withDatabase<T>(config: Config, work: (db: Db) => Promise<T>): Promise<T> {
   const location = await locateDatabase(config);
   try {
     await migrateAll(location.url);

@@ -34,7 +34,24 @@ export const duration = (value: string): number => {
   return seconds;
 };
 
+const applicationId = (value: string) => {
+  const v = value.trim();
+  if (!isId('developerApplication', v)) throw new InvalidArgumentError(`"${value}" is not an application id (app_ followed by 26 characters).`);
+  return v;
+};
+const STATUSES = ['pending', 'approved', 'rejected'];
+const applicationStatus = (value: string) => {
+  if (!STATUSES.includes(value)) throw new InvalidArgumentError(`Must be one of ${STATUSES.join(', ')}.`);
+  return value as 'pending' | 'approved' | 'rejected';
+};
+const limit = (value: string) => {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1 || n > 1000) throw new InvalidArgumentError('Must be a whole number from 1 to 1000.');
+  return n;
+};
+
 const actions = () => import('./admin.actions.ts');
+const review = () => import('./applications.actions.ts');
 
 /**
  * Operator commands that act on the database directly: no API key needed. Arguments are checked
@@ -70,5 +87,49 @@ export function adminCommands(program: Command, getConfig: () => Config): void {
     .action(async (opts: { workspace: string; user: string; name: string; readOnly?: boolean; expiresIn?: number; json?: boolean }) => {
       const config = getConfig();
       await (await actions()).createKey(config, opts);
+    });
+
+  const applications = program.command('applications').description('review developer program applications (docs/developer-program.md)');
+  applications.command('list')
+    .description('list applications, newest first')
+    .option('--status <status>', 'only pending, approved or rejected ones', applicationStatus)
+    .option('--limit <n>', 'at most this many (1..1000)', limit, 100)
+    .option('--json', 'print JSON')
+    .action(async (opts: { status?: 'pending' | 'approved' | 'rejected'; limit: number; json?: boolean }) => {
+      await (await review()).listApplications(getConfig(), opts);
+    });
+  applications.command('show')
+    .description('show one application in full')
+    .argument('<id>', 'application id (app_…)', applicationId)
+    .option('--json', 'print JSON')
+    .action(async (id: string, opts: { json?: boolean }) => {
+      await (await review()).showApplication(getConfig(), id, opts);
+    });
+  applications.command('approve')
+    .description('approve: create the workspace, the applicant as its admin and an API key, and send the key ' +
+      '(by e-mail with JOBSITE_SMTP_URL, else printed here once). Exit code 3: approved, but the e-mail failed (see resend-key)')
+    .argument('<id>', 'application id (app_…)', applicationId)
+    .option('--workspace-name <name>', 'name of the new workspace (default: the company name)', nonEmpty('--workspace-name', 200))
+    .option('--key-expires-in <duration>', 'the key stops working after this long: 30m, 12h, 90d, 4w, 1y (default: never)', duration)
+    .option('--json', 'print JSON')
+    .action(async (id: string, opts: { workspaceName?: string; keyExpiresIn?: number; json?: boolean }) => {
+      await (await review()).approveApplication(getConfig(), id, opts);
+    });
+  applications.command('reject')
+    .description('reject, and tell the applicant why (by e-mail with JOBSITE_SMTP_URL). Exit code 3: rejected, but the e-mail failed')
+    .argument('<id>', 'application id (app_…)', applicationId)
+    .requiredOption('--reason <reason>', 'why, in words for the applicant', nonEmpty('--reason', 2000))
+    .option('--json', 'print JSON')
+    .action(async (id: string, opts: { reason: string; json?: boolean }) => {
+      await (await review()).rejectApplication(getConfig(), id, opts);
+    });
+  applications.command('resend-key')
+    .description('issue a fresh key for an approved application, revoke the previous one, and send it. Exit code 3: the e-mail failed again')
+    .argument('<id>', 'application id (app_…)', applicationId)
+    .option('--force', 'also when the previous key was already sent (it stops working)')
+    .option('--key-expires-in <duration>', 'the key stops working after this long: 30m, 12h, 90d, 4w, 1y (default: never)', duration)
+    .option('--json', 'print JSON')
+    .action(async (id: string, opts: { force?: boolean; keyExpiresIn?: number; json?: boolean }) => {
+      await (await review()).resendKey(getConfig(), id, opts);
     });
 }

@@ -1,4 +1,4 @@
-import type { Db } from '../../db/database.ts';
+import type { Db, Tx } from '../../db/database.ts';
 import type { Actor } from '../../http/actor.ts';
 import { notFound } from '../../http/errors.ts';
 import { newId } from '../../ids.ts';
@@ -16,6 +16,16 @@ export const toWorkspaceView = (row: WorkspaceRow): WorkspaceView => ({
   created_at: row.created_at.toISOString(),
   updated_at: row.updated_at.toISOString(),
 });
+
+export interface ProvisionInput {
+  name: string;
+  adminEmail: string;
+  adminFirstName?: string;
+  adminLastName?: string;
+  /** The first key's name (default "Initial admin key") and expiry (default none). */
+  keyName?: string;
+  keyExpiresAt?: Date | null;
+}
 
 export interface ProvisionedWorkspace {
   workspace: WorkspaceView;
@@ -37,22 +47,28 @@ export class WorkspacesService {
   }
 
   /** The operator's way in (CLI): a workspace, its first admin and that admin's first API key, all or nothing. */
-  async provision(input: { name: string; adminEmail: string; adminFirstName?: string; adminLastName?: string }): Promise<ProvisionedWorkspace> {
-    return this.db.transaction().execute(async (tx) => {
-      const workspace = await this.workspaces.insert(tx, { id: newId('workspace'), name: input.name });
-      const handle = await this.users.freeHandle(tx, workspace.id, input.adminEmail);
-      const admin = await this.users.insert(tx, {
-        id: newId('user'), workspace_id: workspace.id, email: input.adminEmail, handle, role: 'admin',
-        first_name: input.adminFirstName ?? null, last_name: input.adminLastName ?? null,
-      });
-      const issued = await this.keys.issue(tx, { workspaceId: workspace.id, userId: admin.id, name: 'Initial admin key', readOnly: false, createdBy: null } satisfies NewApiKey);
-      const adminView = toUserView(admin);
-      await this.events.emit(tx, { workspaceId: workspace.id, event: 'user.added', projectId: null, data: adminView });
-      return {
-        workspace: toWorkspaceView(workspace),
-        admin: adminView,
-        api_key: { ...toApiKeyView(issued.row), key: issued.secret },
-      };
+  async provision(input: ProvisionInput): Promise<ProvisionedWorkspace> {
+    return this.db.transaction().execute((tx) => this.provisionIn(tx, input));
+  }
+
+  /** The same inside the caller's transaction (an approved developer application: docs/developer-program.md). */
+  async provisionIn(tx: Tx, input: ProvisionInput): Promise<ProvisionedWorkspace> {
+    const workspace = await this.workspaces.insert(tx, { id: newId('workspace'), name: input.name });
+    const handle = await this.users.freeHandle(tx, workspace.id, input.adminEmail);
+    const admin = await this.users.insert(tx, {
+      id: newId('user'), workspace_id: workspace.id, email: input.adminEmail, handle, role: 'admin',
+      first_name: input.adminFirstName ?? null, last_name: input.adminLastName ?? null,
     });
+    const issued = await this.keys.issue(tx, {
+      workspaceId: workspace.id, userId: admin.id, name: input.keyName ?? 'Initial admin key', readOnly: false, createdBy: null,
+      expiresAt: input.keyExpiresAt ?? null,
+    } satisfies NewApiKey);
+    const adminView = toUserView(admin);
+    await this.events.emit(tx, { workspaceId: workspace.id, event: 'user.added', projectId: null, data: adminView });
+    return {
+      workspace: toWorkspaceView(workspace),
+      admin: adminView,
+      api_key: { ...toApiKeyView(issued.row), key: issued.secret },
+    };
   }
 }
