@@ -12,6 +12,7 @@ import { clientBucket } from '../src/features/developer-applications/developer-a
 import { OPERATOR_ENDPOINT_ID, SYSTEM_WORKSPACE_ID } from '../src/features/developer-applications/developer-applications.operator-webhook.ts';
 import { WebhookDispatcher } from '../src/features/webhooks/webhooks.dispatcher.ts';
 import { generateWebhookSecret } from '../src/features/webhooks/webhooks.signing.ts';
+import { ConfigError, loadConfig } from '../src/config.ts';
 import { api, newWorkspace, startTestApp, type TestContext } from './helpers.ts';
 import { eventually, Receiver } from './webhook-receiver.ts';
 
@@ -305,6 +306,58 @@ describe('operator webhook', () => {
       assert.equal((await apply(without, validApplication())).statusCode, 202, 'applications still work without an operator webhook');
     } finally {
       await without.close();
+    }
+  });
+});
+
+describe('configuration', () => {
+  it('names every bad developer program variable', () => {
+    const problems = (env: Record<string, string>) => {
+      try {
+        loadConfig(env);
+        return [];
+      } catch (err) {
+        assert.ok(err instanceof ConfigError);
+        return err.problems;
+      }
+    };
+    assert.deepEqual(problems({ JOBSITE_SMTP_URL: 'http://mail.example', JOBSITE_MAIL_FROM: 'keys@x.example' }),
+      ['JOBSITE_SMTP_URL must start with smtp:// or smtps:// (got "http:")']);
+    assert.deepEqual(problems({ JOBSITE_SMTP_URL: 'smtp://mail.example' }),
+      ['JOBSITE_SMTP_URL and JOBSITE_MAIL_FROM go together: set both, or neither (keys are then printed by the CLI)']);
+    assert.deepEqual(problems({ JOBSITE_SMTP_URL: 'smtp://mail.example', JOBSITE_MAIL_FROM: 'nobody' }),
+      ['JOBSITE_MAIL_FROM must be an address, or "Name <address>" (got "nobody")']);
+    assert.deepEqual(problems({ JOBSITE_OPERATOR_WEBHOOK_URL: 'https://ops.example/hook' }),
+      ['JOBSITE_OPERATOR_WEBHOOK_SECRET is required with JOBSITE_OPERATOR_WEBHOOK_URL (whsec_ + base64 of 32 random bytes)']);
+    assert.match(problems({ JOBSITE_OPERATOR_WEBHOOK_URL: 'https://ops.example/hook', JOBSITE_OPERATOR_WEBHOOK_SECRET: 'hunter2' })[0]!,
+      /^JOBSITE_OPERATOR_WEBHOOK_SECRET must be whsec_ followed by the base64 of at least 24 random bytes/);
+    assert.deepEqual(problems({ JOBSITE_OPERATOR_WEBHOOK_URL: 'ftp://ops.example/', JOBSITE_OPERATOR_WEBHOOK_SECRET: generateWebhookSecret() }),
+      ['JOBSITE_OPERATOR_WEBHOOK_URL must be an http(s) URL']);
+    assert.deepEqual(problems({ JOBSITE_APPLICATION_RATE_LIMIT: '0', JOBSITE_TRUST_PROXY: '10.0.0.1/8' }), [
+      'JOBSITE_APPLICATION_RATE_LIMIT must be an integer between 1 and 1000000 (got "0")',
+      problems({ JOBSITE_TRUST_PROXY: '10.0.0.1/8' })[0]!,
+    ]);
+    assert.match(problems({ JOBSITE_TRUST_PROXY: '10.0.0.1/8' })[0]!, /^JOBSITE_TRUST_PROXY: /);
+    const ok = loadConfig({ JOBSITE_SMTP_URL: 'smtps://u:p@mail.example:465', JOBSITE_MAIL_FROM: 'Jobsite <keys@x.example>', JOBSITE_TRUST_PROXY: '2' });
+    assert.equal(ok.developerProgram.mailFrom, 'Jobsite <keys@x.example>');
+    assert.equal(ok.developerProgram.trustProxy, 2);
+    assert.equal(ok.developerProgram.applicationsPerHour, 10);
+  });
+
+  it('takes the client address from X-Forwarded-For only behind a trusted proxy', async () => {
+    const behind = await startTestApp({ JOBSITE_TRUST_PROXY: '127.0.0.1' });
+    try {
+      const send = (remoteAddress: string) => behind.app.inject({
+        method: 'POST', url: '/v1/developer-applications', remoteAddress,
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': '192.0.2.200' }, payload: JSON.stringify(validApplication()),
+      });
+      const viaProxy = (await send('127.0.0.1')).json();
+      const direct = (await send('198.51.100.9')).json();
+      const ip = async (id: string) => (await behind.db.selectFrom('developer_applications').select('client_ip').where('id', '=', id).executeTakeFirstOrThrow()).client_ip;
+      assert.equal(await ip(viaProxy.id), '192.0.2.200');
+      assert.equal(await ip(direct.id), '198.51.100.9', 'a client cannot claim another address itself');
+    } finally {
+      await behind.close();
     }
   });
 });
