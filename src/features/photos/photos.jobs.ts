@@ -100,12 +100,12 @@ class PhotoJobs {
       readExif(bytes),
       makeVariants(bytes, VARIANT_SIZES, { maxPixels: this.deps.config.media.photoMaxPixels }),
     ]);
-    const variants: Record<string, StoredVariant> = {};
-    for (const [name, variant] of Object.entries(result.variants) as [string, Variant][]) {
+    // Both variants at once: each put waits on its own fsyncs, which need not queue behind each other.
+    const variants = Object.fromEntries(await Promise.all((Object.entries(result.variants) as [string, Variant][]).map(async ([name, variant]) => {
       const vkey = variantKey(key, name);
       await this.blobs.put(vkey, Readable.from([variant.data]), { contentType: variant.contentType });
-      variants[name] = stored(vkey, variant);
-    }
+      return [name, stored(vkey, variant)] as const;
+    }))) as Record<string, StoredVariant>;
     const changes: Updateable<PhotosTable> = {
       width: result.width,
       height: result.height,
