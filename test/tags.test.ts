@@ -669,5 +669,12 @@ describe('tags in the OpenAPI document', () => {
       for (const m of methods) assert.deepEqual(doc.paths[p]?.[m]?.tags, ['Tags'], `${m} ${p}`);
     }
     assert.match(JSON.stringify(doc), /tag_name_taken/);
+    assert.ok(doc.paths['/v1/tags/{id}'].patch.responses['409'], 'PATCH documents the 409');
+    assert.ok(doc.paths['/v1/tags'].post.responses['409']);
+    assert.deepEqual(Object.keys(doc.components.schemas.Tag.properties).sort(), ['color', 'created_at', 'created_by', 'id', 'name', 'updated_at']);
+    for (const event of ['tag.created', 'tag.updated', 'tag.deleted']) {
+      const body = doc.webhooks[event].post.requestBody.content['application/json'].schema;
+      assert.match(JSON.stringify(body), /#\/components\/schemas\/Tag"/, event);
+    }
   });
 });

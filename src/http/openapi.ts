@@ -9,6 +9,7 @@ import { Notification } from '../features/notifications/notifications.schemas.ts
 import { Photo } from '../features/photos/photos.schemas.ts';
 import { Project } from '../features/projects/projects.schemas.ts';
 import { Report } from '../features/reports/reports.schemas.ts';
+import { Tag } from '../features/tags/tags.schemas.ts';
 import { Task } from '../features/tasks/tasks.schemas.ts';
 import { User } from '../features/users/users.schemas.ts';
 import { Video } from '../features/videos/videos.schemas.ts';
@@ -59,6 +60,7 @@ const EVENT_DATA: Record<string, { name: string; schema: TSchema }> = {
   comment: { name: 'Comment', schema: Comment },
   task: { name: 'Task', schema: Task },
   report: { name: 'Report', schema: Report },
+  tag: { name: 'Tag', schema: Tag },
 };
 
 /** A TypeBox schema as plain JSON (without TypeBox's symbol keys), for the document's components. */
@@ -185,7 +187,7 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string): 
       components: {
         securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key: `jsk_…`.' } },
         // The resources event payloads carry, referenced from `webhooks`.
-        schemas: { Project: plain(Project), Photo: plain(Photo), Notification: plain(Notification), Document: plain(Document), User: plain(User), Video: plain(Video), Webhook: plain(Webhook), Task: plain(Task), Comment: plain(Comment), Report: plain(Report) },
+        schemas: { Project: plain(Project), Photo: plain(Photo), Notification: plain(Notification), Document: plain(Document), User: plain(User), Video: plain(Video), Webhook: plain(Webhook), Task: plain(Task), Comment: plain(Comment), Report: plain(Report), Tag: plain(Tag) },
       },
       webhooks: eventWebhooks(),
       security: [{ bearer: [] }],

@@ -11,6 +11,10 @@ import type { TagsService } from './tags.service.ts';
 
 const tags = ['Tags'];
 const idempotent = 'Idempotent: only an actual change moves `updated_at` and emits';
+const nameTaken = {
+  description: 'Problem (RFC 9457): `tag_name_taken`, the name is another tag\'s regardless of case; `tag_id` names that tag.',
+  content: { 'application/problem+json': { schema: { $ref: 'Problem#' } } },
+};
 
 export function tagRoutes(app: App, tagsService: TagsService, projects: ProjectsService, photos: PhotosService): void {
   app.get('/v1/tags', {
@@ -25,7 +29,7 @@ export function tagRoutes(app: App, tagsService: TagsService, projects: Projects
     schema: {
       tags, summary: 'Create a tag (admin, manager, standard)',
       description: 'A name already used regardless of case answers 409 `tag_name_taken` with `tag_id` naming the tag that has it. Emits `tag.created`.',
-      body: TagCreate, response: { 201: Tag },
+      body: TagCreate, response: { 201: Tag, 409: nameTaken },
     },
   }, async (req, reply) => {
     const tag = await tagsService.create(req.actor, req.body);
@@ -40,7 +44,7 @@ export function tagRoutes(app: App, tagsService: TagsService, projects: Projects
     schema: {
       tags, summary: 'Rename or recolour a tag (admin, manager)',
       description: 'Emits `tag.updated`; every project and photo carrying the tag gets a new `updated_at` (no per-object events).',
-      params: TagIdParams, body: TagPatch, response: { 200: Tag },
+      params: TagIdParams, body: TagPatch, response: { 200: Tag, 409: nameTaken },
     },
   }, (req) => tagsService.update(req.actor, req.params.id, req.body, ifMatchOf(req)));
 
