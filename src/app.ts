@@ -166,7 +166,9 @@ export async function buildApp({ config, db, logger, blobs: givenBlobs }: AppDep
   const applicationLimiter = new RateLimiter(db, config.developerProgram.applicationsPerHour, 3600_000, 1_000, 'app');
   developerApplicationRoutes(app, new DeveloperApplicationsService(db, eventLog), applicationLimiter);
   app.addHook('onClose', async () => applicationLimiter.stop());
-  const operatorWebhookWarning = await syncOperatorWebhook(db, config);
+  // A database that is down does not stop the API from starting (/readyz says so); the next start syncs.
+  const operatorWebhookWarning = await syncOperatorWebhook(db, config)
+    .catch((err: unknown) => `could not sync the operator webhook with the configuration: ${(err as Error).message}`);
   if (operatorWebhookWarning) app.log.warn(operatorWebhookWarning);
 
   app.addHook('onClose', async () => rateLimiter.stop());
