@@ -11,6 +11,8 @@
  *     photos/s from the first job's start to the last job's success. The ceiling: raw sharp on
  *     the same bytes at the same concurrency — decode once, auto-rotate, shrink to 2048 as raw
  *     pixels, encode `large` and a 320 px `thumbnail` from them with the app's JPEG settings.
+ *     A blob store wrapper marks when each job reads its original and stores its variants, which
+ *     splits a job's time into its steps (row, read, sharp, store, finish) and the gap between jobs.
  * (2) Upload memory: BENCH_UPLOADS uploads of a ~40 MB file (a real 12 MP JPEG followed by
  *     random padding: sniffing and the header check pass) sent BENCH_UPLOAD_CONCURRENCY at a time;
  *     the server's RSS (/proc) is sampled every 5 ms: peak growth over the RSS before the round.
@@ -19,7 +21,7 @@
  * Each measurement runs BENCH_ROUNDS times, alternating app and ceiling; the medians are the result.
  *
  *   BENCH_PHOTOS=40  BENCH_UPLOADS=20  BENCH_UPLOAD_MB=40  BENCH_UPLOAD_CONCURRENCY=10  BENCH_ROUNDS=3
- *   BENCH_CONCURRENCY=<cores>  BENCH_ONLY=process|upload
+ *   BENCH_CONCURRENCY=<cores>  BENCH_WORKER_CONCURRENCY=<BENCH_CONCURRENCY>  BENCH_ONLY=process|upload
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -34,6 +36,7 @@ import { VARIANT_SIZES } from '../src/features/photos/photos.jobs.ts';
 import { PROCESS_PHOTO } from '../src/features/photos/photos.service.ts';
 import { WorkspacesService } from '../src/features/workspaces/workspaces.service.ts';
 import { startWorker } from '../src/jobs/queue.ts';
+import type { BlobStore } from '../src/storage/blob-store.ts';
 import { createBlobStore } from '../src/storage/create-blob-store.ts';
 import { jpeg12mp, jpegWithExif } from '../test/fixtures/images.ts';
 import { cpuMicros, createBenchDatabase, freePort } from './support.ts';
@@ -45,6 +48,8 @@ const UPLOAD_MB = Number(process.env.BENCH_UPLOAD_MB ?? 40);
 const UPLOAD_CONCURRENCY = Number(process.env.BENCH_UPLOAD_CONCURRENCY ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? CORES);
+/** The worker's concurrency when it should differ from the ceiling's (to see what hiding its waits would give). */
+const WORKER_CONCURRENCY = Number(process.env.BENCH_WORKER_CONCURRENCY ?? CONCURRENCY);
 const ONLY = process.env.BENCH_ONLY ?? '';
 /** The app's variant encoding (photos.media.ts): the ceiling encodes the same way. */
 const JPEG_OUT = { quality: 82, progressive: true, mozjpeg: false, chromaSubsampling: '4:2:0' } as const;
@@ -155,6 +160,41 @@ async function rawSharp(photos: Buffer[], concurrency: number): Promise<{ second
   return { seconds, cpuMs: (cpu.user + cpu.system) / 1000 };
 }
 
+
+/** When each step of one photo's job happened (performance.now()), keyed by the original's blob key. */
+interface JobMarks { start?: number; get?: number; read?: number; put?: number; stored?: number; success?: number }
+
+/**
+ * The worker's blob store, with the time each original was asked for and finished reading, and
+ * when its variants' puts began and all ended: the job's steps, seen from outside its code.
+ */
+function timedBlobs(blobs: BlobStore, marks: (originalKey: string) => JobMarks): BlobStore {
+  return new Proxy(blobs, {
+    get(target, prop) {
+      if (prop === 'get') {
+        return async (key: string, options?: Parameters<BlobStore['get']>[1]) => {
+          const m = marks(key);
+          m.get = performance.now();
+          const object = await target.get(key, options);
+          object?.stream.once('end', () => { m.read = performance.now(); });
+          return object;
+        };
+      }
+      if (prop === 'put') {
+        return async (key: string, ...rest: [Parameters<BlobStore['put']>[1], Parameters<BlobStore['put']>[2]]) => {
+          const m = marks(key.split('.')[0]!);
+          m.put ??= performance.now();
+          const result = await target.put(key, ...rest);
+          m.stored = performance.now();
+          return result;
+        };
+      }
+      const value = Reflect.get(target, prop, target) as unknown;
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
 // ---------------------------------------------------------------------------------------------
 
 async function main() {
@@ -198,10 +238,15 @@ async function main() {
       const t0 = performance.now();
       const photos = await makePhotos(PHOTOS);
       const avg = photos.reduce((s, p) => s + p.length, 0) / photos.length;
-      console.log(`${PHOTOS} photos of 4000 × 3000, ${mb(avg).toFixed(1)} MB on average (made in ${((performance.now() - t0) / 1000).toFixed(1)} s); concurrency ${CONCURRENCY}\n`);
+      console.log(`${PHOTOS} photos of 4000 × 3000, ${mb(avg).toFixed(1)} MB on average (made in ${((performance.now() - t0) / 1000).toFixed(1)} s); concurrency ${CONCURRENCY}` +
+        `${WORKER_CONCURRENCY !== CONCURRENCY ? ` (the worker: ${WORKER_CONCURRENCY})` : ''}\n`);
       const config = loadConfig({ ...process.env, ...env });
       const blobs = await createBlobStore(config, handle.db);
-      const deps = { db: handle.db, blobs, config, events: new EventLog() };
+      let marks = new Map<string, JobMarks>();
+      const marksOf = (key: string) => { let m = marks.get(key); if (!m) marks.set(key, m = {}); return m; };
+      const deps = { db: handle.db, blobs: timedBlobs(blobs, marksOf), config, events: new EventLog() };
+      const phases: Record<string, number[]> = { load: [], read: [], media: [], store: [], finish: [] };
+      const gaps: number[] = [];
       await rawSharp(photos.slice(0, CONCURRENCY * 2), CONCURRENCY); // warm-up: libvips, JIT
 
       const rows: { ceiling: number; app: number; ratio: number; cpuCeiling: number; cpuApp: number; perJobMs: number }[] = [];
@@ -217,6 +262,10 @@ async function main() {
         await pool(batch, 4, async (photo, i) => { ids.add(await upload(`${base}/v1/projects/${project.id}/photos`, photo, `photo ${round}-${i}`)); });
         const uploadSeconds = (performance.now() - up0) / 1000;
 
+        const { rows: keyRows } = await handle.pool.query<{ id: string; blob_key: string }>('select id, blob_key from photos where id = any($1)', [[...ids]]);
+        const keyOf = new Map(keyRows.map((r) => [r.id, r.blob_key]));
+        const photoOf = (job: { payload: unknown }) => keyOf.get(String((job.payload as { photo_id: string }).photo_id))!;
+        marks = new Map();
         let firstStart = 0;
         let lastSuccess = 0;
         const startedAt = new Map<string, number>();
@@ -226,17 +275,19 @@ async function main() {
         let allDone!: () => void;
         const finished = new Promise<void>((resolve) => { allDone = resolve; });
         const cpu0 = process.cpuUsage();
-        const runner = await startWorker(url, deps, undefined, CONCURRENCY);
+        const runner = await startWorker(url, deps, undefined, WORKER_CONCURRENCY);
         runner.events.on('job:start', ({ job }) => {
           if (job.task_identifier !== PROCESS_PHOTO) return;
           const now = performance.now();
           if (!firstStart) firstStart = now;
           startedAt.set(job.id, now);
+          marksOf(photoOf(job)).start = now;
         });
         runner.events.on('job:error', ({ job, error }) => { if (job.task_identifier === PROCESS_PHOTO) failures.push(String(error)); });
         runner.events.on('job:success', ({ job }) => {
           if (job.task_identifier !== PROCESS_PHOTO) return;
           lastSuccess = performance.now();
+          marksOf(photoOf(job)).success = lastSuccess;
           jobMs.push(lastSuccess - startedAt.get(job.id)!);
           if (++done === batch.length) allDone();
         });
@@ -257,7 +308,15 @@ async function main() {
           throw new Error(`not every photo came out right: ${JSON.stringify(check)} of ${batch.length}`);
         }
         if (warmUp) continue;
+        for (const m of marks.values()) {
+          phases.load!.push(m.get! - m.start!);
+          phases.read!.push(m.read! - m.get!);
+          phases.media!.push(m.put! - m.read!);
+          phases.store!.push(m.stored! - m.put!);
+          phases.finish!.push(m.success! - m.stored!);
+        }
         const seconds = (lastSuccess - firstStart) / 1000;
+        gaps.push(WORKER_CONCURRENCY * seconds * 1000 / batch.length - jobMs.reduce((a, b) => a + b, 0) / jobMs.length);
         const row = {
           ceiling: batch.length / ceiling!.seconds,
           app: batch.length / seconds,
@@ -273,6 +332,12 @@ async function main() {
       console.log(`| median | | ${median(rows.map((r) => r.ceiling)).toFixed(2)} | ${median(rows.map((r) => r.app)).toFixed(2)} | ` +
         `**${(median(rows.map((r) => r.ratio)) * 100).toFixed(0)} %** | ${median(rows.map((r) => r.cpuCeiling)).toFixed(0)} / ${median(rows.map((r) => r.cpuApp)).toFixed(0)} | ${median(rows.map((r) => r.perJobMs)).toFixed(0)} |`);
       console.log(`(every photo checked: processed, EXIF time and GPS read, large and thumbnail stored; target ≥ 80 %)\n`);
+      const ceilingMs = CONCURRENCY * 1000 / median(rows.map((r) => r.ceiling));
+      console.log(`Where a job's time goes (median ms over every photo of every round; raw sharp took ` +
+        `${ceilingMs.toFixed(0)} ms of wall time per photo per slot):\n`);
+      console.log('| load the row | read the original | EXIF + variants (sharp) | store the variants | finish: update, event, job completion | between jobs (per slot, mean) |');
+      console.log('|---:|---:|---:|---:|---:|---:|');
+      console.log(`| ${Object.values(phases).map((v) => median(v).toFixed(1)).join(' | ')} | ${median(gaps).toFixed(1)} |\n`);
       await blobs.close();
     }
 
