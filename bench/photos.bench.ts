@@ -362,8 +362,9 @@ async function main() {
         const seconds = (performance.now() - started) / 1000;
         const peak = await sampler.stop();
         const cpu = await cpuMicros(t.pid) - cpu0;
-        return { mbps: mb(big.length * count) / seconds, before, growth: peak - before, cpuMsPerMb: cpu / 1000 / mb(big.length * count) };
+        return { mbps: mb(big.length * count) / seconds, before, peak, growth: peak - before, cpuMsPerMb: cpu / 1000 / mb(big.length * count) };
       };
+      const idle = await rssBytes(api.pid!);
       for (const t of targets) await measure(t, UPLOAD_CONCURRENCY); // warm-up: JIT, buffers, pools
       const results: Record<string, Awaited<ReturnType<typeof measure>>[]> = { API: [], ceiling: [] };
       console.log(`${UPLOADS} uploads of ${UPLOAD_MB} MB, ${UPLOAD_CONCURRENCY} at a time, multipart over HTTP on 127.0.0.1\n`);
@@ -385,7 +386,8 @@ async function main() {
         `**${(median(results.API!.map((r, i) => r.mbps / results.ceiling![i]!.mbps)) * 100).toFixed(0)} %** | ` +
         `+${mb(m('API', (r) => r.growth)).toFixed(1)} MB | +${mb(m('ceiling', (r) => r.growth)).toFixed(1)} MB | ` +
         `${m('API', (r) => r.cpuMsPerMb).toFixed(1)} / ${m('ceiling', (r) => r.cpuMsPerMb).toFixed(1)} |`);
-      console.log(`(target: API peak RSS growth < 100 MB)\n`);
+      console.log(`(target: API peak RSS growth < 100 MB; the API's RSS was ${mb(idle).toFixed(0)} MB before its first large upload, ` +
+        `its highest peak ${mb(Math.max(...results.API!.map((r) => r.peak))).toFixed(0)} MB)\n`);
     }
   } finally {
     for (const child of children) child.kill('SIGTERM');
