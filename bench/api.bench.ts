@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: the API against its ceiling, in one run on one machine.
  *
- * Seeds 10,000 projects into a fresh database (DATABASE_URL's server, or an embedded one), then
+ * Seeds 10,000 projects (with crews and tags) into a fresh database (DATABASE_URL's server, or an embedded one), then
  * runs autocannon (50 connections) against the real API (`jobsite serve` in a child process)
  * and against bench/ceiling-server.ts (bare Fastify + the same pg query), for
  *   GET /v1/projects?limit=50, GET /v1/projects/{id}, POST /v1/projects
@@ -70,6 +70,15 @@ async function main() {
       select p.id, ($2::text[])[1 + (abs(hashtext(p.id)) % 5)], $1 from projects p where p.workspace_id = $1
       union
       select p.id, ($2::text[])[1 + (abs(hashtext(p.id || 'x')) % 5)], $1 from projects p where p.workspace_id = $1`, [ws.workspace.id, crew]);
+    // 20 tags; two thirds of the projects carry one or two: the list aggregates their tags too.
+    await handle.pool.query(`
+      insert into tags (id, workspace_id, name, color)
+      select 'tag_bench' || lpad(g::text, 21, '0'), $1, 'Tag ' || g, '#' || lpad(to_hex(g * 40000), 6, '0') from generate_series(1, 20) g`, [ws.workspace.id]);
+    await handle.pool.query(`
+      insert into project_tags (project_id, tag_id, workspace_id)
+      select p.id, 'tag_bench' || lpad((1 + abs(hashtext(p.id)) % 20)::text, 21, '0'), $1 from projects p where p.workspace_id = $1 and abs(hashtext(p.id || 't')) % 3 > 0
+      union
+      select p.id, 'tag_bench' || lpad((1 + abs(hashtext(p.id || 'y')) % 20)::text, 21, '0'), $1 from projects p where p.workspace_id = $1 and abs(hashtext(p.id || 't')) % 3 = 2`, [ws.workspace.id]);
     await handle.pool.query('analyze');
     const { rows: [sample] } = await handle.pool.query(`select id from projects where workspace_id = $1 order by id desc offset 25 limit 1`, [ws.workspace.id]);
     await handle.close();

@@ -13,7 +13,9 @@ const app = Fastify({ logger: false });
 
 const PROJECT_COLUMNS = `p.id, p.name, p.description, p.status, p.street_address_1, p.street_address_2, p.city, p.state,
   p.postal_code, p.country, p.lat, p.lon, p.cover_photo_id, p.created_by, p.created_at, p.updated_at, p.archived_at,
-  coalesce((select array_agg(m.user_id order by m.user_id) from project_members m where m.project_id = p.id), '{}') as member_ids`;
+  coalesce((select array_agg(m.user_id order by m.user_id) from project_members m where m.project_id = p.id), '{}') as member_ids,
+  coalesce((select json_agg(json_build_object('id', t.id, 'name', t.name, 'color', t.color) order by lower(t.name) collate "C", t.id)
+    from project_tags l join tags t on t.id = l.tag_id where l.project_id = p.id), '[]'::json) as tags`;
 
 app.get('/projects', async () => {
   const { rows } = await pool.query(
