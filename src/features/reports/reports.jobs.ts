@@ -48,6 +48,10 @@ export class ReportJobs {
 
   constructor(private readonly deps: JobDeps) {
     this.signForEvents = reportSigner(deps.blobs, deps.config, 'event');
+    // libvips' operation cache keeps recent inputs (up to 100 operations) in case the same image
+    // is processed again; every image here is new, so it only held ~150 MB of compressed photos
+    // in a 100-photo report (bench/RESULTS.md). Process-wide: photo processing never repeats an image either.
+    sharp.cache(false);
   }
 
   private get blobs(): BlobStore {

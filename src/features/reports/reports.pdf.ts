@@ -1,3 +1,4 @@
+import os from 'node:os';
 import PDFDocument from 'pdfkit';
 import type { ReportOptions } from '../../db/schema.ts';
 import type { ReportCommentRow, ReportHeader, ReportTaskRow } from './report-content.repository.ts';
@@ -33,8 +34,8 @@ export type LoadImage = (photo: PrintPhoto, width: number, height: number) => Pr
 
 /** Images are printed at this resolution: sharp for paper, small for e-mail. */
 export const PRINT_DPI = 150;
-/** How many photos' images are prepared ahead of the page being drawn. */
-const LOOKAHEAD = 4;
+/** How many photos' images are prepared at once (ahead of the one being drawn): enough to keep the cores busy, no more. */
+const LOOKAHEAD = Math.min(4, Math.max(2, os.availableParallelism()));
 
 const MARGIN = 50;
 const GAP = 14;
