@@ -223,6 +223,27 @@ describe('a report of real photos', () => {
     assert.equal(nothing.page_count, 1);
   });
 
+  it('lists a project\'s reports newest first, a page at a time, and by status', async () => {
+    const all = (await api(t, ws.admin, 'GET', `/v1/projects/${prj}/reports?limit=100`)).json().data as { id: string; status: string }[];
+    assert.ok(all.length >= 5);
+    assert.deepEqual(all.map((r) => r.id), [...all.map((r) => r.id)].sort().reverse());
+    const seen: string[] = [];
+    let url = `/v1/projects/${prj}/reports?limit=2`;
+    for (;;) {
+      const page = await api(t, ws.admin, 'GET', url);
+      assert.equal(page.statusCode, 200, page.body);
+      const body = page.json();
+      seen.push(...body.data.map((r: { id: string }) => r.id));
+      if (!body.has_more) break;
+      assert.match(String(page.headers.link), /rel="next"/);
+      url = `/v1/projects/${prj}/reports?limit=2&cursor=${body.next_cursor}`;
+    }
+    assert.deepEqual(seen, all.map((r) => r.id));
+    const failed = (await api(t, ws.admin, 'GET', `/v1/projects/${prj}/reports?status=failed`)).json().data;
+    assert.deepEqual(failed, []);
+    assertProblem(await api(t, ws.admin, 'GET', `/v1/projects/${prj}/reports?cursor=bogus`), 400, 'invalid_cursor');
+  });
+
   it('adds the tasks (open and completed) and the comments when asked', async () => {
     const me = ws.admin.id;
     await t.db.insertInto('tasks').values([
