@@ -362,7 +362,7 @@ async function main() {
         const seconds = (performance.now() - started) / 1000;
         const peak = await sampler.stop();
         const cpu = await cpuMicros(t.pid) - cpu0;
-        return { mbps: mb(big.length * count) / seconds, before, peak, growth: peak - before, cpuMsPerMb: cpu / 1000 / mb(big.length * count) };
+        return { mbps: mb(big.length * count) / seconds, before, peak, growth: Math.max(0, peak - before), cpuMsPerMb: cpu / 1000 / mb(big.length * count) };
       };
       const idle = await rssBytes(api.pid!);
       for (const t of targets) await measure(t, UPLOAD_CONCURRENCY); // warm-up: JIT, buffers, pools
