@@ -28,6 +28,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { PerformanceObserver } from 'node:perf_hooks';
 import sharp from 'sharp';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';
@@ -53,6 +54,10 @@ const WORKER_CONCURRENCY = Number(process.env.BENCH_WORKER_CONCURRENCY ?? CONCUR
 const ONLY = process.env.BENCH_ONLY ?? '';
 /** The app's variant encoding (photos.media.ts): the ceiling encodes the same way. */
 const JPEG_OUT = { quality: 82, progressive: true, mozjpeg: false, chromaSubsampling: '4:2:0' } as const;
+
+/** Milliseconds this process has spent in garbage collection so far. */
+let gcMs = 0;
+new PerformanceObserver((list) => { for (const e of list.getEntries()) gcMs += e.duration; }).observe({ entryTypes: ['gc'] });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const median = (xs: number[]) => {
@@ -139,8 +144,9 @@ async function makePhotos(n: number): Promise<Buffer[]> {
 }
 
 /** The ceiling: the least sharp work for the same variants (decode once, rotate, 2048 raw, two encodes). */
-async function rawSharp(photos: Buffer[], concurrency: number): Promise<{ seconds: number; cpuMs: number }> {
+async function rawSharp(photos: Buffer[], concurrency: number): Promise<{ seconds: number; cpuMs: number; gcMs: number }> {
   const cpu0 = process.cpuUsage();
+  const gc0 = gcMs;
   const started = performance.now();
   await pool(photos, concurrency, async (photo) => {
     const input = Buffer.from(photo); // a fresh copy, as the worker reads a fresh one from storage
@@ -157,7 +163,7 @@ async function rawSharp(photos: Buffer[], concurrency: number): Promise<{ second
   });
   const seconds = (performance.now() - started) / 1000;
   const cpu = process.cpuUsage(cpu0);
-  return { seconds, cpuMs: (cpu.user + cpu.system) / 1000 };
+  return { seconds, cpuMs: (cpu.user + cpu.system) / 1000, gcMs: gcMs - gc0 };
 }
 
 
@@ -249,9 +255,9 @@ async function main() {
       const gaps: number[] = [];
       await rawSharp(photos.slice(0, CONCURRENCY * 2), CONCURRENCY); // warm-up: libvips, JIT
 
-      const rows: { ceiling: number; app: number; ratio: number; cpuCeiling: number; cpuApp: number; perJobMs: number }[] = [];
-      console.log('| round | upload (not timed) | raw sharp photos/s | worker photos/s | worker / ceiling | CPU ms/photo: raw sharp / worker | worker ms per job (median) |');
-      console.log('|---:|---:|---:|---:|---:|---:|---:|');
+      const rows: { ceiling: number; app: number; ratio: number; cpuCeiling: number; cpuApp: number; perJobMs: number; gcCeiling: number; gcApp: number }[] = [];
+      console.log('| round | upload (not timed) | raw sharp photos/s | worker photos/s | worker / ceiling | CPU ms/photo: raw sharp / worker | of which GC | worker ms per job (median) |');
+      console.log('|---:|---:|---:|---:|---:|---:|---:|---:|');
       for (let round = 0; round <= ROUNDS; round++) {
         const warmUp = round === 0; // a first worker round with a few photos: start-up costs, JIT
         const batch = warmUp ? photos.slice(0, CONCURRENCY * 2) : photos;
@@ -275,6 +281,7 @@ async function main() {
         let allDone!: () => void;
         const finished = new Promise<void>((resolve) => { allDone = resolve; });
         const cpu0 = process.cpuUsage();
+        const gc0 = gcMs;
         const runner = await startWorker(url, deps, undefined, WORKER_CONCURRENCY);
         runner.events.on('job:start', ({ job }) => {
           if (job.task_identifier !== PROCESS_PHOTO) return;
@@ -296,6 +303,7 @@ async function main() {
           timer = setTimeout(() => reject(new Error(`only ${done} of ${batch.length} processed in 10 minutes`)), 600_000);
         })]).finally(() => clearTimeout(timer));
         const cpu = process.cpuUsage(cpu0);
+        const gc = gcMs - gc0;
         await runner.stop();
         if (failures.length) throw new Error(`processing failed: ${failures.slice(0, 3).join('; ')}`);
 
@@ -324,13 +332,16 @@ async function main() {
           cpuCeiling: ceiling!.cpuMs / batch.length,
           cpuApp: (cpu.user + cpu.system) / 1000 / batch.length,
           perJobMs: median(jobMs),
+          gcCeiling: ceiling!.gcMs / batch.length,
+          gcApp: gc / batch.length,
         };
         rows.push(row);
         console.log(`| ${round} | ${uploadSeconds.toFixed(1)} s | ${row.ceiling.toFixed(2)} | ${row.app.toFixed(2)} | **${(row.ratio * 100).toFixed(0)} %** | ` +
-          `${row.cpuCeiling.toFixed(0)} / ${row.cpuApp.toFixed(0)} | ${row.perJobMs.toFixed(0)} |`);
+          `${row.cpuCeiling.toFixed(0)} / ${row.cpuApp.toFixed(0)} | ${row.gcCeiling.toFixed(1)} / ${row.gcApp.toFixed(1)} | ${row.perJobMs.toFixed(0)} |`);
       }
       console.log(`| median | | ${median(rows.map((r) => r.ceiling)).toFixed(2)} | ${median(rows.map((r) => r.app)).toFixed(2)} | ` +
-        `**${(median(rows.map((r) => r.ratio)) * 100).toFixed(0)} %** | ${median(rows.map((r) => r.cpuCeiling)).toFixed(0)} / ${median(rows.map((r) => r.cpuApp)).toFixed(0)} | ${median(rows.map((r) => r.perJobMs)).toFixed(0)} |`);
+        `**${(median(rows.map((r) => r.ratio)) * 100).toFixed(0)} %** | ${median(rows.map((r) => r.cpuCeiling)).toFixed(0)} / ${median(rows.map((r) => r.cpuApp)).toFixed(0)} | ` +
+        `${median(rows.map((r) => r.gcCeiling)).toFixed(1)} / ${median(rows.map((r) => r.gcApp)).toFixed(1)} | ${median(rows.map((r) => r.perJobMs)).toFixed(0)} |`);
       console.log(`(every photo checked: processed, EXIF time and GPS read, large and thumbnail stored; target ≥ 80 %)\n`);
       const ceilingMs = CONCURRENCY * 1000 / median(rows.map((r) => r.ceiling));
       console.log(`Where a job's time goes (median ms over every photo of every round; raw sharp took ` +
