@@ -53,7 +53,7 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? CORES);
 const WORKER_CONCURRENCY = Number(process.env.BENCH_WORKER_CONCURRENCY ?? CONCURRENCY);
 const ONLY = process.env.BENCH_ONLY ?? '';
 /** The app's variant encoding (photos.media.ts): the ceiling encodes the same way. */
-const JPEG_OUT = { quality: 82, progressive: true, mozjpeg: false, chromaSubsampling: '4:2:0' } as const;
+const JPEG_OUT = { quality: 82, progressive: false, mozjpeg: false, chromaSubsampling: '4:2:0' } as const;
 
 /** Milliseconds this process has spent in garbage collection so far. */
 let gcMs = 0;

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { parseCidr } from './http/ssrf-guard.ts';
 
@@ -51,7 +52,7 @@ export interface MediaConfig {
   urlTtlSeconds: number;
   /** JOBSITE_IMPORT_TIMEOUT_SECONDS: a `source_url` import must finish within this (default 60 s). */
   importTimeoutSeconds: number;
-  /** JOBSITE_WORKER_CONCURRENCY: jobs (photo and video processing, renders) one worker runs at once (default 2). */
+  /** JOBSITE_WORKER_CONCURRENCY: jobs (photo and video processing, renders) one worker runs at once (default: cores + 1). */
   workerConcurrency: number;
   /** JOBSITE_FFMPEG_PATH / JOBSITE_FFPROBE_PATH: the binaries for videos (default: the npm packages', else PATH); `off` disables (docs/videos.md). */
   ffmpegPath: string | null;
@@ -154,7 +155,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     documentMaxBytes: int('JOBSITE_DOCUMENT_MAX_BYTES', 100 * 1024 * 1024, 1024, 100 * 1024 ** 3),
     urlTtlSeconds: int('JOBSITE_URL_TTL_SECONDS', 3600, 60, 7 * 24 * 3600),
     importTimeoutSeconds: int('JOBSITE_IMPORT_TIMEOUT_SECONDS', 60, 1, 3600),
-    workerConcurrency: int('JOBSITE_WORKER_CONCURRENCY', 2, 1, 64),
+    // One more job than cores: a job's waits on storage and the database leave its core idle otherwise.
+    workerConcurrency: int('JOBSITE_WORKER_CONCURRENCY', os.availableParallelism() + 1, 1, 64),
     ffmpegPath: env.JOBSITE_FFMPEG_PATH || null,
     ffprobePath: env.JOBSITE_FFPROBE_PATH || null,
   };

@@ -188,7 +188,7 @@ describe('makeVariants', () => {
       const m = await sharp(v.data).metadata();
       assert.equal(m.width, v.width);
       assert.equal(m.height, v.height);
-      assert.equal(m.isProgressive, true);
+      assert.equal(m.isProgressive, false); // baseline: decodes about twice as fast (the PDF reports decode every large variant)
       assert.equal(m.exif, undefined, 'metadata stripped');
     }
   });

@@ -95,7 +95,8 @@ export class FileBlobStore implements BlobStore {
       const range = options.range ?? null;
       if (range) checkRange(range, info.byteSize);
       // The open handle keeps the bytes readable even if the object is deleted meanwhile.
-      const stream = handle.createReadStream({ start: range?.start ?? 0, end: range?.end, autoClose: true });
+      // Whole objects (jobs reading originals, downloads) in 1 MB reads: a 6 MB photo in 6 reads, not 100.
+      const stream = handle.createReadStream({ start: range?.start ?? 0, end: range?.end, autoClose: true, highWaterMark: range ? 64 * 1024 : 1024 * 1024 });
       return { ...info, stream, range };
     } catch (err) {
       await handle.close();

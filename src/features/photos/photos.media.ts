@@ -313,7 +313,7 @@ export interface MediaOptions {
   quality?: number;
 }
 
-const JPEG_OUT = (quality: number) => ({ quality, progressive: true, mozjpeg: false, chromaSubsampling: '4:2:0' });
+const JPEG_OUT = (quality: number) => ({ quality, progressive: false, mozjpeg: false, chromaSubsampling: '4:2:0' });
 
 /**
  * Auto-rotated JPEG variants, longest side at most each given size (never upscaled), metadata
