@@ -9,7 +9,9 @@ import { after, before, describe, it } from 'node:test';
 import { ApiKeyAuthenticator } from '../src/http/auth.ts';
 import { ApiError } from '../src/http/errors.ts';
 import { ApplicationReviewService, ReviewRefused } from '../src/features/developer-applications/developer-applications.review.ts';
-import { cliEnv, runCli, type CliResult } from './cli-process.ts';
+import { generateWebhookSecret } from '../src/features/webhooks/webhooks.signing.ts';
+import { cliEnv, http, runCli, Service, type CliResult } from './cli-process.ts';
+import { eventually, Receiver } from './webhook-receiver.ts';
 import { api, startTestApp, type TestContext } from './helpers.ts';
 import { MailCatcher } from './smtp-server.ts';
 
@@ -70,6 +72,42 @@ const keyIn = (text: string) => /^ {4}(jsk_[0-9A-Za-z]{38})$/m.exec(text)?.[1];
 function assertOk(r: CliResult, what: string) {
   assert.equal(r.code, 0, `${what}: exit ${r.code}\n${r.stdout}\n${r.stderr}`);
 }
+
+describe('the whole path, on a running server', () => {
+  it('apply with one request, the operator is notified, approves with one command, the key arrives by e-mail and works', async () => {
+    const receiver = await Receiver.start();
+    const env: NodeJS.ProcessEnv = {
+      ...withMail, LOG_LEVEL: 'info', JOBSITE_WEBHOOK_ALLOW_PRIVATE: '127.0.0.0/8',
+      JOBSITE_OPERATOR_WEBHOOK_URL: receiver.url('/ops'), JOBSITE_OPERATOR_WEBHOOK_SECRET: generateWebhookSecret(),
+    };
+    delete env.JOBSITE_PUBLIC_URL;
+    const service = await Service.start('start', env);
+    try {
+      const address = `e2e-${Date.now().toString(36)}@integrator.test`;
+      const applied = await http(service, null, 'POST', '/v1/developer-applications', {
+        company_name: 'End To End Ltd', contact_name: 'Edsger Dijkstra', email: address,
+        intended_use: 'Reports for every jobsite, generated from our scheduling tool.',
+      });
+      assert.equal(applied.status, 202, JSON.stringify(applied.json));
+      const [notice] = await eventually('the operator webhook', () => receiver.at('/ops').length > 0 && receiver.at('/ops'), 20_000);
+      assert.equal(JSON.parse(notice!.body).data.id, applied.json.id);
+
+      const listed = await runCli(['applications', 'list', '--status', 'pending'], env);
+      assert.ok(listed.stdout.includes(applied.json.id), listed.stdout);
+      const approved = await runCli(['applications', 'approve', applied.json.id], env);
+      assertOk(approved, 'approve');
+      const key = keyIn(smtp.to(address)[0]!.text)!;
+      const me = await http(service, key, 'GET', '/v1/users/me');
+      assert.equal(me.status, 200);
+      assert.equal(me.json.email, address);
+      const seen = await fetch(`${service.url}/v1/developer-applications/${applied.json.id}`, { headers: { 'x-application-token': applied.json.status_token } });
+      assert.equal(((await seen.json()) as { status: string }).status, 'approved');
+    } finally {
+      assert.deepEqual(await service.stop('SIGTERM'), { code: 0, signal: null }, service.output);
+      await receiver.close();
+    }
+  });
+});
 
 describe('jobsite applications', () => {
   it('lists and shows applications, as text and JSON', async () => {
