@@ -6,7 +6,7 @@ import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
 import type { EventLog } from '../features/events/events.log.ts';
 import { PHOTO_CRONTAB, photoTasks } from '../features/photos/photos.jobs.ts';
-import { reportTasks } from '../features/reports/reports.jobs.ts';
+import { REPORT_CRONTAB, reportTasks } from '../features/reports/reports.jobs.ts';
 import { VIDEO_CRONTAB, videoTasks } from '../features/videos/videos.jobs.ts';
 import type { BlobStore } from '../storage/blob-store.ts';
 import { cleanupTasks, CLEANUP_CRONTAB } from './cleanup.ts';
@@ -82,7 +82,7 @@ export async function startWorker(connectionString: string, deps: JobDeps, log?:
       noHandleSignals: true,
       pollInterval: 2000,
       taskList: taskList(deps),
-      crontab: CLEANUP_CRONTAB + PHOTO_CRONTAB + VIDEO_CRONTAB,
+      crontab: CLEANUP_CRONTAB + PHOTO_CRONTAB + VIDEO_CRONTAB + REPORT_CRONTAB,
       logger: quietLogger(log),
     });
   } catch (err) {

@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { JobHelpers, TaskList } from 'graphile-worker';
 import sharp from 'sharp';
+import { enqueue } from '../../jobs/enqueue.ts';
 import type { JobDeps } from '../../jobs/queue.ts';
 import type { BlobStore } from '../../storage/blob-store.ts';
 import { ReportContentRepository } from './report-content.repository.ts';
@@ -14,10 +15,23 @@ export class ReportRenderError extends Error {}
 /** The PDF may get this far ahead of the store before the renderer waits for it. */
 const MAX_UNWRITTEN_BYTES = 4 * 1024 * 1024;
 
+export const REQUEUE_STALE_REPORTS = 'requeue_stale_reports';
+/** A report still queued this long has lost its job (a wiped queue, a restored database): it is queued again. */
+const STALE_AFTER_MS = 30 * 60_000;
+export const REPORT_CRONTAB = `*/10 * * * * ${REQUEUE_STALE_REPORTS}\n`;
+
 export function reportTasks(deps: JobDeps): TaskList {
   const jobs = new ReportJobs(deps);
   return {
     [RENDER_REPORT]: async (payload, helpers) => jobs.render(String((payload as { report_id: string }).report_id), helpers),
+    [REQUEUE_STALE_REPORTS]: async () => {
+      const stale = await deps.db.selectFrom('reports').select('id').where('status', '=', 'queued')
+        .where('created_at', '<', new Date(Date.now() - STALE_AFTER_MS)).orderBy('created_at').limit(500).execute();
+      // The job key keeps it to one job per report; a job still waiting keeps its time.
+      for (const { id } of stale) {
+        await enqueue(deps.db, RENDER_REPORT, { report_id: id }, { jobKey: `report:${id}`, jobKeyMode: 'preserve_run_at', maxAttempts: 3 });
+      }
+    },
   };
 }
 
