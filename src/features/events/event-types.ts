@@ -47,8 +47,6 @@ export const EVENT_TYPE_NAMES = Object.keys(EVENT_TYPES) as EventType[];
 
 export const isEventType = (name: string): name is EventType => Object.hasOwn(EVENT_TYPES, name);
 
-/** The subscription patterns an event matches: itself, its resource wildcard, and `*`. */
-export function patternsMatching(event: EventType | OperatorEventType): string[] {
 /**
  * Events for the operator alone (docs/developer-program.md): recorded in the system workspace and
  * delivered only to the operator webhook. Never listed by `GET /v1/event-types`, and no workspace
@@ -60,6 +58,8 @@ export const OPERATOR_EVENT_TYPES = {
 
 export type OperatorEventType = keyof typeof OPERATOR_EVENT_TYPES;
 
+/** The subscription patterns an event matches: itself, its resource wildcard, and `*`. */
+export function patternsMatching(event: EventType | OperatorEventType): string[] {
   return ['*', `${event.slice(0, event.indexOf('.'))}.*`, event];
 }
 
