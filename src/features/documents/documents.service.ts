@@ -4,7 +4,7 @@ import type { Config } from '../../config.ts';
 import type { Db, Executor } from '../../db/database.ts';
 import type { DocumentsTable } from '../../db/schema.ts';
 import type { Actor } from '../../http/actor.ts';
-import { ApiError, notFound, validationFailed, type FieldError } from '../../http/errors.ts';
+import { ApiError, notFound, validationFailed } from '../../http/errors.ts';
 import { checkIfMatch, type IfMatch } from '../../http/etag.ts';
 import { decodeCursor, toPage, type PageOf } from '../../http/pagination.ts';
 import { isId, newId } from '../../ids.ts';
@@ -12,7 +12,8 @@ import { enqueue } from '../../jobs/enqueue.ts';
 import type { BlobStore } from '../../storage/blob-store.ts';
 import type { FileRequest, FileResponse, FilesService } from '../../storage/files.service.ts';
 import { BlobGarbage } from '../../storage/garbage.ts';
-import { formatBytes, intake, type Intake } from '../../storage/intake.ts';
+import { intake } from '../../storage/intake.ts';
+import { FormFields, readMultipartUpload } from '../../storage/multipart-upload.ts';
 import { assertMay } from '../access/permissions.ts';
 import type { EventLog } from '../events/events.log.ts';
 import { ProjectAccess } from '../projects/projects.access.ts';
@@ -21,6 +22,7 @@ import { ACCEPTED_DOCUMENTS, cleanDocumentName, sniffDocumentType, type Document
 
 type DocumentRow = Selectable<DocumentsTable>;
 const EVENT_URL_TTL_SECONDS = 24 * 3600;
+const FORM_FIELDS: ReadonlySet<string> = new Set(['name']);
 
 /**
  * Documents: streamed uploads sniffed against an allow-list, renames, deletion with the file,
@@ -59,41 +61,25 @@ export class DocumentsService {
   /** A multipart upload: `file` plus an optional `name`, in any order; 404/403 before a byte is read. */
   async upload(actor: Actor, projectId: string, req: FastifyRequest): Promise<DocumentView> {
     await this.access.requireProject(this.db, actor, projectId, 'contribute');
-    const max = this.config.media.documentMaxBytes;
-    let stored: Intake<DocumentType> | null = null;
-    let fileName: string | null = null;
-    let givenName: string | undefined;
-    const errors: FieldError[] = [];
+    const maxBytes = this.config.media.documentMaxBytes;
+    const { stored, fields } = await readMultipartUpload(req, this.blobs, {
+      what: 'document', maxBytes, fieldNames: FORM_FIELDS,
+      // The name only tells kinds of text apart (CSV, DXF); a `name` sent before the file counts.
+      receive: (file, filename, before) => intake<DocumentType>(this.blobs, file, {
+        kind: 'documents', maxBytes, headBytes: 64 * 1024, accepted: ACCEPTED_DOCUMENTS,
+        sniff: (head) => sniffDocumentType(head, before.get('name')?.[0] ?? filename ?? ''),
+      }),
+      parse: (values, errors, filename) => {
+        const given = new FormFields(values, errors).single('name');
+        const name = given === undefined ? cleanDocumentName(filename) ?? 'document' : cleanDocumentName(given);
+        if (name === null) errors.push({ path: 'body.name', message: 'must have at least one visible character' });
+        return { name: name ?? '' };
+      },
+    });
     try {
-      for await (const part of req.parts({ limits: { fileSize: max + 1, files: 1, fields: 5, fieldSize: 4096, parts: 6 } })) {
-        if (part.type === 'file') {
-          if (part.fieldname !== 'file') {
-            part.file.resume();
-            errors.push({ path: `body.${part.fieldname}`, message: 'unknown file field; send the document as `file`' });
-            continue;
-          }
-          fileName = cleanDocumentName(part.filename);
-          const name = fileName ?? '';
-          stored = await intake<DocumentType>(this.blobs, part.file, {
-            kind: 'documents', maxBytes: max, headBytes: 64 * 1024, accepted: ACCEPTED_DOCUMENTS,
-            sniff: (head) => sniffDocumentType(head, givenName ?? name),
-          });
-        } else if (part.fieldname === 'name') {
-          givenName = String(part.value);
-        } else {
-          errors.push({ path: `body.${part.fieldname}`, message: 'unknown field' });
-        }
-      }
-      if (!stored) {
-        if (errors.length) validationFailed(errors);
-        throw new ApiError(400, 'missing_file', 'Missing file', 'A multipart upload needs the document in a part named `file`.');
-      }
-      const name = givenName === undefined ? fileName ?? 'document' : cleanDocumentName(givenName);
-      if (name === null) errors.push({ path: 'body.name', message: 'must have at least one visible character' });
-      if (errors.length) validationFailed(errors);
       const now = new Date();
       const row: DocumentRow = {
-        id: newId('document'), workspace_id: actor.workspaceId, project_id: projectId, name: name!,
+        id: newId('document'), workspace_id: actor.workspaceId, project_id: projectId, name: fields.name,
         content_type: stored.contentType, byte_size: stored.byteSize, sha256: stored.sha256, blob_key: stored.key,
         uploaded_by: actor.userId, created_at: now, updated_at: now,
       };
@@ -107,11 +93,7 @@ export class DocumentsService {
       });
       return await this.view(row);
     } catch (err) {
-      if (stored) await this.blobs.delete(stored.key).catch(() => undefined);
-      const code = (err as { code?: string }).code;
-      if (code === 'FST_REQ_FILE_TOO_LARGE') throw new ApiError(413, 'payload_too_large', 'Payload too large', `The file is larger than the limit of ${formatBytes(max)}.`);
-      if (code === 'FST_FILES_LIMIT') throw new ApiError(400, 'bad_request', 'Bad request', 'Send one document per request, in the part named `file`.');
-      if (code === 'FST_FIELDS_LIMIT' || code === 'FST_PARTS_LIMIT') throw new ApiError(400, 'bad_request', 'Bad request', 'The form has too many fields.');
+      await this.blobs.delete(stored.key).catch(() => undefined);
       throw err;
     }
   }

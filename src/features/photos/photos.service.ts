@@ -1,7 +1,5 @@
-import type { Updateable } from 'kysely';
 import type { Config } from '../../config.ts';
 import type { Db, Executor, Tx } from '../../db/database.ts';
-import type { PhotosTable } from '../../db/schema.ts';
 import type { Actor } from '../../http/actor.ts';
 import { ApiError, notFound, unprocessable, validationFailed } from '../../http/errors.ts';
 import { checkIfMatch, type IfMatch } from '../../http/etag.ts';
@@ -12,6 +10,7 @@ import { enqueue } from '../../jobs/enqueue.ts';
 import type { BlobStore } from '../../storage/blob-store.ts';
 import { BlobGarbage } from '../../storage/garbage.ts';
 import { assertMay } from '../access/permissions.ts';
+import { mediaChangesOf } from './media.fields.ts';
 import type { EventType } from '../events/event-types.ts';
 import type { EventLog } from '../events/events.log.ts';
 import { ProjectAccess } from '../projects/projects.access.ts';
@@ -144,7 +143,7 @@ export class PhotosService {
     return this.db.transaction().execute(async (tx) => {
       const photo = await this.photo(tx, actor, id, 'change', true);
       checkIfMatch(ifMatch, viewVersion(photo));
-      const changes = changesOf(photo, patch);
+      const changes = mediaChangesOf(photo, patch);
       if (Object.keys(changes).length === 0) return toPhotoView(photo, this.sign);
       return this.emitChange(tx, 'photo.updated', await this.photos.update(tx, photo.id, changes));
     });
@@ -245,30 +244,6 @@ export class PhotosService {
 
 const viewVersion = (p: PhotoRow) => ({ id: p.id, updated_at: p.updated_at.toISOString() });
 
-function changesOf(photo: PhotoRow, patch: PhotoPatchInput): Updateable<PhotosTable> {
-  const changes: Updateable<PhotosTable> = {};
-  if (patch.caption !== undefined && patch.caption !== photo.caption) changes.caption = patch.caption;
-  if (patch.captured_at !== undefined) {
-    const at = new Date(patch.captured_at);
-    if (at.getTime() !== photo.captured_at.getTime() || photo.captured_at_source !== 'client') {
-      changes.captured_at = at;
-      changes.captured_at_source = 'client';
-    }
-  }
-  if (patch.coordinates !== undefined) {
-    const next = patch.coordinates;
-    const same = next === null
-      ? photo.lat === null
-      : next.lat === photo.lat && next.lon === photo.lon && (next.altitude ?? null) === photo.altitude && photo.coordinates_source === 'client';
-    if (!same) {
-      changes.lat = next?.lat ?? null;
-      changes.lon = next?.lon ?? null;
-      changes.altitude = next?.altitude ?? null;
-      changes.coordinates_source = next ? 'client' : null;
-    }
-  }
-  return changes;
-}
 
 /** `minLon,minLat,maxLon,maxLat`, checked: a bad box is a 400 naming `query.bbox`. */
 export function parseBbox(text: string): BoundingBox {

@@ -1,10 +1,9 @@
-import type { Updateable } from 'kysely';
 import type { Config } from '../../config.ts';
 import type { Db, Executor, Tx } from '../../db/database.ts';
-import type { VideosTable } from '../../db/schema.ts';
 import type { Actor } from '../../http/actor.ts';
 import { ApiError, notFound } from '../../http/errors.ts';
 import { assertMay } from '../access/permissions.ts';
+import { mediaChangesOf } from '../photos/media.fields.ts';
 import { checkIfMatch, type IfMatch } from '../../http/etag.ts';
 import { decodeCursor, toPage, type PageOf } from '../../http/pagination.ts';
 import { isIsoTimestamp, parseRfc3339 } from '../../http/timestamps.ts';
@@ -128,7 +127,7 @@ export class VideosService {
     return this.db.transaction().execute(async (tx) => {
       const video = await this.video(tx, actor, id, 'change', true);
       checkIfMatch(ifMatch, viewVersion(video));
-      const changes = changesOf(video, patch);
+      const changes = mediaChangesOf(video, patch);
       if (Object.keys(changes).length === 0) return toVideoView(video, this.sign);
       return this.emitChange(tx, 'video.updated', await this.videos.update(tx, video.id, changes));
     });
@@ -176,27 +175,3 @@ export class VideosService {
 
 const viewVersion = (v: VideoRow) => ({ id: v.id, updated_at: v.updated_at.toISOString() });
 
-function changesOf(video: VideoRow, patch: VideoPatchInput): Updateable<VideosTable> {
-  const changes: Updateable<VideosTable> = {};
-  if (patch.caption !== undefined && patch.caption !== video.caption) changes.caption = patch.caption;
-  if (patch.captured_at !== undefined) {
-    const at = new Date(patch.captured_at);
-    if (at.getTime() !== video.captured_at.getTime() || video.captured_at_source !== 'client') {
-      changes.captured_at = at;
-      changes.captured_at_source = 'client';
-    }
-  }
-  if (patch.coordinates !== undefined) {
-    const next = patch.coordinates;
-    const same = next === null
-      ? video.lat === null
-      : next.lat === video.lat && next.lon === video.lon && (next.altitude ?? null) === video.altitude && video.coordinates_source === 'client';
-    if (!same) {
-      changes.lat = next?.lat ?? null;
-      changes.lon = next?.lon ?? null;
-      changes.altitude = next?.altitude ?? null;
-      changes.coordinates_source = next ? 'client' : null;
-    }
-  }
-  return changes;
-}
