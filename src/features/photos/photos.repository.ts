@@ -1,33 +1,16 @@
-import { sql, type Insertable, type SqlBool, type UpdateObject } from 'kysely';
+import { sql, type Insertable, type UpdateObject } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 import type { Database, PhotosTable } from '../../db/schema.ts';
-import type { ProjectAccess } from '../projects/projects.access.ts';
 import { hasPhotoTag, photoTagsOf } from '../tags/tags.repository.ts';
 import { bumpUpdatedAt } from '../users/users.repository.ts';
+import { mediaListConditions, mediaListOrder, type MediaListCriteria } from './media.list.ts';
 import type { PhotoRow } from './photos.views.ts';
 
-export interface BoundingBox {
-  minLon: number;
-  minLat: number;
-  maxLon: number;
-  maxLat: number;
-}
+export type { BoundingBox } from './media.list.ts';
 
-export interface PhotoListCriteria {
-  workspaceId: string;
-  /** A subquery of the project ids the caller may see (restricted users); null for all. */
-  visibleProjects: ReturnType<ProjectAccess['visibleProjectIds']>;
-  projectId?: string;
-  capturedAfter?: Date;
-  capturedBefore?: Date;
-  creatorId?: string;
+export interface PhotoListCriteria extends MediaListCriteria {
   /** Only photos carrying this tag. */
   tagId?: string;
-  bbox?: BoundingBox;
-  processingStatus?: 'pending' | 'processed' | 'failed';
-  sort: 'created_at' | 'captured_at';
-  after: { id: string; capturedAt: Date | null } | null;
-  limit: number;
 }
 
 /** The tags of each photo read, in the same statement as the row. */
@@ -56,29 +39,10 @@ export class PhotosRepository {
 
   /** One query per page: filters, visibility, the keyset and the tag aggregate together. */
   list(db: Executor, c: PhotoListCriteria): Promise<PhotoRow[]> {
-    let q = db.selectFrom('photos as ph').selectAll('ph').select(tags('ph.id')).where('ph.workspace_id', '=', c.workspaceId);
-    if (c.projectId !== undefined) q = q.where('ph.project_id', '=', c.projectId);
-    if (c.visibleProjects !== null) q = q.where('ph.project_id', 'in', c.visibleProjects);
-    if (c.capturedAfter !== undefined) q = q.where('ph.captured_at', '>=', c.capturedAfter);
-    if (c.capturedBefore !== undefined) q = q.where('ph.captured_at', '<', c.capturedBefore);
-    if (c.creatorId !== undefined) q = q.where('ph.creator_id', '=', c.creatorId);
-    if (c.processingStatus !== undefined) q = q.where('ph.processing_status', '=', c.processingStatus);
+    let q = db.selectFrom('photos as ph').selectAll('ph').select(tags('ph.id'));
+    for (const condition of mediaListConditions('ph', c)) q = q.where(condition);
     if (c.tagId !== undefined) q = q.where(hasPhotoTag('ph.id', c.tagId));
-    if (c.bbox !== undefined) {
-      const b = c.bbox;
-      q = q.where('ph.lat', '>=', b.minLat).where('ph.lat', '<=', b.maxLat);
-      q = b.minLon <= b.maxLon
-        ? q.where('ph.lon', '>=', b.minLon).where('ph.lon', '<=', b.maxLon)
-        : q.where((eb) => eb.or([eb('ph.lon', '>=', b.minLon), eb('ph.lon', '<=', b.maxLon)]));
-    }
-    if (c.sort === 'captured_at') {
-      if (c.after) q = q.where(sql<SqlBool>`(ph.captured_at, ph.id) < (${c.after.capturedAt}, ${c.after.id})`);
-      q = q.orderBy('ph.captured_at', 'desc').orderBy('ph.id', 'desc');
-    } else {
-      if (c.after) q = q.where('ph.id', '<', c.after.id);
-      q = q.orderBy('ph.id', 'desc');
-    }
-    return q.limit(c.limit + 1).execute();
+    return q.orderBy(mediaListOrder('ph', c.sort)).limit(c.limit + 1).execute();
   }
 
   /** Applies the changes and moves updated_at forward (at least 1 ms). */

@@ -1,25 +1,11 @@
-import { sql, type Insertable, type SqlBool, type UpdateObject } from 'kysely';
+import { sql, type Insertable, type UpdateObject } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 import type { Database, VideosTable } from '../../db/schema.ts';
-import type { ProjectAccess } from '../projects/projects.access.ts';
-import type { BoundingBox } from '../photos/photos.repository.ts';
+import { mediaListConditions, mediaListOrder, type MediaListCriteria } from '../photos/media.list.ts';
 import { bumpUpdatedAt } from '../users/users.repository.ts';
 import type { VideoRow } from './videos.views.ts';
 
-export interface VideoListCriteria {
-  workspaceId: string;
-  /** A subquery of the project ids the caller may see (restricted users); null for all. */
-  visibleProjects: ReturnType<ProjectAccess['visibleProjectIds']>;
-  projectId?: string;
-  capturedAfter?: Date;
-  capturedBefore?: Date;
-  creatorId?: string;
-  bbox?: BoundingBox;
-  processingStatus?: 'pending' | 'processed' | 'failed';
-  sort: 'created_at' | 'captured_at';
-  after: { id: string; capturedAt: Date | null } | null;
-  limit: number;
-}
+export type VideoListCriteria = MediaListCriteria;
 
 export class VideosRepository {
   get(db: Executor, workspaceId: string, id: string): Promise<VideoRow | undefined> {
@@ -41,28 +27,9 @@ export class VideosRepository {
 
   /** One query per page: filters, visibility and the keyset together. */
   list(db: Executor, c: VideoListCriteria): Promise<VideoRow[]> {
-    let q = db.selectFrom('videos as v').selectAll('v').where('v.workspace_id', '=', c.workspaceId);
-    if (c.projectId !== undefined) q = q.where('v.project_id', '=', c.projectId);
-    if (c.visibleProjects !== null) q = q.where('v.project_id', 'in', c.visibleProjects);
-    if (c.capturedAfter !== undefined) q = q.where('v.captured_at', '>=', c.capturedAfter);
-    if (c.capturedBefore !== undefined) q = q.where('v.captured_at', '<', c.capturedBefore);
-    if (c.creatorId !== undefined) q = q.where('v.creator_id', '=', c.creatorId);
-    if (c.processingStatus !== undefined) q = q.where('v.processing_status', '=', c.processingStatus);
-    if (c.bbox !== undefined) {
-      const b = c.bbox;
-      q = q.where('v.lat', '>=', b.minLat).where('v.lat', '<=', b.maxLat);
-      q = b.minLon <= b.maxLon
-        ? q.where('v.lon', '>=', b.minLon).where('v.lon', '<=', b.maxLon)
-        : q.where((eb) => eb.or([eb('v.lon', '>=', b.minLon), eb('v.lon', '<=', b.maxLon)]));
-    }
-    if (c.sort === 'captured_at') {
-      if (c.after) q = q.where(sql<SqlBool>`(v.captured_at, v.id) < (${c.after.capturedAt}, ${c.after.id})`);
-      q = q.orderBy('v.captured_at', 'desc').orderBy('v.id', 'desc');
-    } else {
-      if (c.after) q = q.where('v.id', '<', c.after.id);
-      q = q.orderBy('v.id', 'desc');
-    }
-    return q.limit(c.limit + 1).execute();
+    let q = db.selectFrom('videos as v').selectAll('v');
+    for (const condition of mediaListConditions('v', c)) q = q.where(condition);
+    return q.orderBy(mediaListOrder('v', c.sort)).limit(c.limit + 1).execute();
   }
 
   /** Applies the changes and moves updated_at forward (at least 1 ms). */
