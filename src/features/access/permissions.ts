@@ -15,6 +15,10 @@ import { forbidden } from '../../http/errors.ts';
 type Grant = 'yes' | 'own' | 'no';
 
 export const PERMISSIONS = {
+  // Projects (seeing one is visibility: projects.access.ts; everyone may create one)
+  'project.edit': { admin: 'yes', manager: 'yes', standard: 'yes', restricted: 'own', does: 'edit a project they did not create' },
+  'project.manage_crew': { admin: 'yes', manager: 'yes', standard: 'yes', restricted: 'no', does: 'change a project\'s crew' },
+  'project.delete': { admin: 'yes', manager: 'yes', standard: 'no', restricted: 'no', does: 'delete projects' },
   // Photos and videos
   'media.change': { admin: 'yes', manager: 'yes', standard: 'yes', restricted: 'own', does: 'change or delete photos and videos they did not upload' },
   // Documents

@@ -1,6 +1,7 @@
 import type { Executor } from '../../db/database.ts';
 import type { Actor } from '../../http/actor.ts';
-import { forbidden, notFound } from '../../http/errors.ts';
+import { notFound } from '../../http/errors.ts';
+import { assertMay, may, type Permission } from '../access/permissions.ts';
 import { isId } from '../../ids.ts';
 import { ProjectsRepository } from './projects.repository.ts';
 import type { ProjectRow } from './projects.views.ts';
@@ -37,22 +38,25 @@ export function canSeeProject(actor: Actor, project: ProjectAccessFacts): boolea
   return actor.role !== 'restricted' || project.created_by === actor.userId || project.is_member;
 }
 
-const RULES: Record<ProjectAction, { allows: (actor: Actor, project: ProjectAccessFacts) => boolean; denied: string }> = {
-  view: { allows: () => true, denied: 'see this project' },
-  contribute: { allows: () => true, denied: 'add content to this project' },
-  edit: { allows: (a, p) => a.role !== 'restricted' || p.created_by === a.userId, denied: 'edit a project they did not create' },
-  manage_crew: { allows: (a) => a.role !== 'restricted', denied: 'change a project\'s crew' },
-  delete: { allows: (a) => a.role === 'admin' || a.role === 'manager', denied: 'delete projects' },
+/** The permission (src/features/access/permissions.ts) behind each action; seeing and contributing need only visibility. */
+const PERMISSION_OF: Record<ProjectAction, Permission | null> = {
+  view: null,
+  contribute: null,
+  edit: 'project.edit',
+  manage_crew: 'project.manage_crew',
+  delete: 'project.delete',
 };
 
 export function mayOnProject(actor: Actor, project: ProjectAccessFacts, action: ProjectAction): boolean {
-  return canSeeProject(actor, project) && RULES[action].allows(actor, project);
+  const permission = PERMISSION_OF[action];
+  return canSeeProject(actor, project) && (permission === null || may(actor, permission, project.created_by));
 }
 
 /** 404 when the actor cannot see the project; 403 when they can but may not do `action`. */
 export function assertProjectAccess(actor: Actor, project: ProjectAccessFacts, action: ProjectAction): void {
   if (!canSeeProject(actor, project)) notFound('project', project.id);
-  if (!RULES[action].allows(actor, project)) forbidden(`Your role (${actor.role}) may not ${RULES[action].denied}.`);
+  const permission = PERMISSION_OF[action];
+  if (permission !== null) assertMay(actor, permission, project.created_by);
 }
 
 /** For lists of content across projects: the user whose projects bound the list, or null for the whole workspace. */
