@@ -186,7 +186,8 @@ async function newReport(db: Db, site: Site, title: string): Promise<string> {
 function renderChild(dataDir: string, url: string, reportId: string): Promise<RenderResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', new URL(import.meta.url).pathname], {
-      env: { ...process.env, BENCH_ROLE: 'render', BENCH_DATA_DIR: dataDir, BENCH_DB_URL: url, BENCH_REPORT_ID: reportId },
+      // As `npm start` and `npm run jobsite` run job processes (package.json), unless the caller sets it.
+      env: { MALLOC_ARENA_MAX: '2', ...process.env, BENCH_ROLE: 'render', BENCH_DATA_DIR: dataDir, BENCH_DB_URL: url, BENCH_REPORT_ID: reportId },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';
