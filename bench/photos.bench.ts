@@ -187,6 +187,15 @@ function timedBlobs(blobs: BlobStore, marks: (originalKey: string) => JobMarks):
           return object;
         };
       }
+      if (prop === 'read') {
+        return async (key: string) => {
+          const m = marks(key);
+          m.get = performance.now();
+          const bytes = await target.read(key);
+          m.read = performance.now();
+          return bytes;
+        };
+      }
       if (prop === 'put') {
         return async (key: string, ...rest: [Parameters<BlobStore['put']>[1], Parameters<BlobStore['put']>[2]]) => {
           const m = marks(key.split('.')[0]!);

@@ -206,6 +206,15 @@ for (const open of [fileDriver, s3Driver]) {
       assert.equal(gotEmpty.byteSize, 0);
       assert.equal(gotEmpty.contentType, 'text/plain; charset=utf-8');
       assert.equal((await readAll(gotEmpty.stream)).length, 0);
+
+      // read(): the whole object in one buffer; null for a missing one.
+      assert.deepEqual(await d.store.read(key), bytes);
+      assert.equal((await d.store.read(empty))?.length, 0);
+      const big = d.store.newKey('photos');
+      const bigBytes = crypto.randomBytes(3 * MB + 17);
+      await d.store.put(big, Readable.from([bigBytes]), { contentType: 'image/jpeg' });
+      assert.ok((await d.store.read(big))?.equals(bigBytes));
+      assert.equal(await d.store.read(d.store.newKey('photos')), null);
     });
 
     it('reads byte ranges', async () => {

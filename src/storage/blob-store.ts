@@ -23,6 +23,12 @@ export interface BlobStore {
   /** The object (or one byte range of it) as a stream, or null when there is no such object. */
   get(key: string, options?: { range?: ByteRange }): Promise<BlobObject | null>;
 
+  /**
+   * The whole object in one buffer, or null when there is none: for jobs that need every byte at
+   * once anyway (image decoders). One allocation of the object's size on the file driver.
+   */
+  read(key: string): Promise<Buffer | null>;
+
   /** What `get` would say about the object, without its bytes; null when there is none. */
   head(key: string): Promise<BlobInfo | null>;
 

@@ -104,6 +104,15 @@ export class FileBlobStore implements BlobStore {
     }
   }
 
+  async read(key: string): Promise<Buffer | null> {
+    try {
+      return await fs.readFile(this.pathOf(key));
+    } catch (err) {
+      if (isMissing(err)) return null;
+      throw err;
+    }
+  }
+
   async head(key: string): Promise<BlobInfo | null> {
     const file = this.pathOf(key);
     try {

@@ -99,6 +99,23 @@ export class S3BlobStore implements BlobStore {
     return { byteSize: tally.bytes, sha256: tally.sha256! };
   }
 
+  async read(key: string): Promise<Buffer | null> {
+    const object = await this.get(key);
+    if (!object) return null;
+    const out = Buffer.allocUnsafe(object.byteSize);
+    let at = 0;
+    for await (const chunk of object.stream as AsyncIterable<Buffer>) {
+      if (at + chunk.length > out.length) {
+        object.stream.destroy();
+        throw new Error(`${key} is longer than the ${object.byteSize} bytes S3 announced`);
+      }
+      chunk.copy(out, at);
+      at += chunk.length;
+    }
+    if (at !== out.length) throw new Error(`${key} ended after ${at} of the ${object.byteSize} bytes S3 announced`);
+    return out;
+  }
+
   async get(key: string, options: { range?: ByteRange } = {}): Promise<BlobObject | null> {
     const objectKey = this.objectKey(key);
     const range = options.range ?? null;

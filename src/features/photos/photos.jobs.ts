@@ -36,12 +36,6 @@ export function photoTasks(deps: JobDeps): TaskList {
 
 export const PHOTO_CRONTAB = `*/10 * * * * ${REQUEUE_STALE_PHOTOS}\n`;
 
-async function readAll(stream: Readable): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
-
 const stored = (key: string, v: Variant): StoredVariant => ({ key, width: v.width, height: v.height, byte_size: v.data.length });
 
 class PhotoJobs {
@@ -93,9 +87,8 @@ class PhotoJobs {
   }
 
   private async makeVariants(key: string, timeSource: string, coordinatesSource: string | null): Promise<Updateable<PhotosTable>> {
-    const original = await this.blobs.get(key);
-    if (!original) throw new MediaError('processing_failed', 'the uploaded file is missing from storage');
-    const bytes = await readAll(original.stream);
+    const bytes = await this.blobs.read(key);
+    if (!bytes) throw new MediaError('processing_failed', 'the uploaded file is missing from storage');
     const [exif, result] = await Promise.all([
       readExif(bytes),
       makeVariants(bytes, VARIANT_SIZES, { maxPixels: this.deps.config.media.photoMaxPixels }),
@@ -138,9 +131,9 @@ class PhotoJobs {
     const shapes = photo.annotations as AnnotationShape[];
     if (shapes.length === 0) return;
     const source = photo.variants.large?.key ?? photo.blob_key;
-    const input = await this.blobs.get(source);
+    const input = await this.blobs.read(source);
     if (!input) return; // deleted meanwhile
-    const rendered = await renderAnnotated(await readAll(input.stream), shapes, { maxPixels: this.deps.config.media.photoMaxPixels });
+    const rendered = await renderAnnotated(input, shapes, { maxPixels: this.deps.config.media.photoMaxPixels });
     const key = variantKey(photo.blob_key, `annotated-${version}`);
     await this.blobs.put(key, Readable.from([rendered.data]), { contentType: rendered.contentType });
     const previous = await db.transaction().execute(async (tx) => {
