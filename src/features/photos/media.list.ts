@@ -1,4 +1,7 @@
 import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
+import { validationFailed } from '../../http/errors.ts';
+import { decodeCursor, toPage, type PageOf } from '../../http/pagination.ts';
+import { isIsoTimestamp, parseRfc3339 } from '../../http/timestamps.ts';
 import type { ProjectAccess } from '../projects/projects.access.ts';
 
 export interface BoundingBox {
@@ -57,3 +60,61 @@ export function mediaListConditions(alias: string, c: MediaListCriteria): Expres
 export const mediaListOrder = (alias: string, sort: MediaListCriteria['sort']) => sort === 'captured_at'
   ? sql`${sql.ref(`${alias}.captured_at`)} desc, ${sql.ref(`${alias}.id`)} desc`
   : sql`${sql.ref(`${alias}.id`)} desc`;
+
+/** The query parameters the photo and video lists share. */
+export interface MediaListQuery {
+  cursor?: string;
+  limit: number;
+  captured_after?: string;
+  captured_before?: string;
+  creator_id?: string;
+  bbox?: string;
+  processing_status?: MediaListCriteria['processingStatus'];
+  sort?: MediaListCriteria['sort'];
+}
+
+/** Criteria from the query: times and the bbox parsed (400 naming the parameter), the cursor decoded for its sort. */
+export function mediaListCriteria(
+  scope: Pick<MediaListCriteria, 'workspaceId' | 'visibleProjects' | 'projectId'>, q: MediaListQuery,
+): MediaListCriteria {
+  const sort = q.sort ?? 'created_at';
+  let after: MediaListCriteria['after'] = null;
+  if (sort === 'captured_at') {
+    const values = decodeCursor(q.cursor, sort, 2, ([at, id]) => isIsoTimestamp(at!) && typeof id === 'string');
+    if (values) after = { capturedAt: new Date(values[0] as string), id: values[1] as string };
+  } else {
+    const values = decodeCursor(q.cursor, sort, 1, ([id]) => typeof id === 'string');
+    if (values) after = { id: values[0] as string, capturedAt: null };
+  }
+  return {
+    ...scope,
+    capturedAfter: q.captured_after === undefined ? undefined : parseRfc3339(q.captured_after, 'query.captured_after'),
+    capturedBefore: q.captured_before === undefined ? undefined : parseRfc3339(q.captured_before, 'query.captured_before'),
+    creatorId: q.creator_id,
+    bbox: q.bbox === undefined ? undefined : parseBbox(q.bbox),
+    processingStatus: q.processing_status,
+    sort,
+    after,
+    limit: q.limit,
+  };
+}
+
+/** A page of rows fetched with `c` (limit + 1 of them), with the cursor of its sort. */
+export function mediaPage<R extends { id: string; captured_at: Date }>(rows: R[], c: MediaListCriteria): PageOf<R> {
+  return c.sort === 'captured_at'
+    ? toPage(rows, c.limit, c.sort, (r) => [r.captured_at.toISOString(), r.id], (r) => r)
+    : toPage(rows, c.limit, c.sort, (r) => [r.id], (r) => r);
+}
+
+/** `minLon,minLat,maxLon,maxLat`, checked: a bad box is a 400 naming `query.bbox`. */
+export function parseBbox(text: string): BoundingBox {
+  const parts = text.split(',').map((p) => p.trim());
+  const nums = parts.map((p) => (p === '' ? NaN : Number(p)));
+  const bad = (message: string): never => validationFailed([{ path: 'query.bbox', message }]);
+  if (parts.length !== 4 || nums.some((n) => !Number.isFinite(n))) bad('must be four numbers: minLon,minLat,maxLon,maxLat');
+  const [minLon, minLat, maxLon, maxLat] = nums as [number, number, number, number];
+  if (Math.abs(minLon) > 180 || Math.abs(maxLon) > 180) bad('longitudes must be within -180..180');
+  if (Math.abs(minLat) > 90 || Math.abs(maxLat) > 90) bad('latitudes must be within -90..90');
+  if (minLat > maxLat) bad('minLat must not be greater than maxLat');
+  return { minLon, minLat, maxLon, maxLat };
+}

@@ -1,23 +1,23 @@
 import type { Config } from '../../config.ts';
 import type { Db, Executor, Tx } from '../../db/database.ts';
 import type { Actor } from '../../http/actor.ts';
-import { ApiError, notFound, unprocessable, validationFailed } from '../../http/errors.ts';
+import { ApiError, notFound, unprocessable } from '../../http/errors.ts';
 import { checkIfMatch, type IfMatch } from '../../http/etag.ts';
-import { decodeCursor, toPage, type PageOf } from '../../http/pagination.ts';
-import { isIsoTimestamp, parseRfc3339 } from '../../http/timestamps.ts';
+import type { PageOf } from '../../http/pagination.ts';
 import { isId, newId } from '../../ids.ts';
 import { enqueue } from '../../jobs/enqueue.ts';
 import type { BlobStore } from '../../storage/blob-store.ts';
 import { BlobGarbage } from '../../storage/garbage.ts';
 import { assertMay } from '../access/permissions.ts';
 import { mediaChangesOf } from './media.fields.ts';
+import { mediaListCriteria, mediaPage } from './media.list.ts';
 import type { EventType } from '../events/event-types.ts';
 import type { EventLog } from '../events/events.log.ts';
 import { ProjectAccess } from '../projects/projects.access.ts';
 import { TagsRepository } from '../tags/tags.repository.ts';
 import type { AnnotationShape } from './photos.annotations.ts';
 import type { ReceivedPhoto } from './photos.intake.ts';
-import { PhotosRepository, type BoundingBox, type PhotoListCriteria } from './photos.repository.ts';
+import { PhotosRepository, type PhotoListCriteria } from './photos.repository.ts';
 import type { PhotoListFilters, PhotoPatchInput } from './photos.schemas.ts';
 import { toPhotoView, toPhotoViews, urlSignerFor, type PhotoRow, type PhotoView, type SignUrl } from './photos.views.ts';
 
@@ -106,31 +106,13 @@ export class PhotosService {
 
   async list(actor: Actor, filters: PhotoListFilters & { limit: number }, projectId?: string): Promise<PageOf<PhotoView>> {
     if (projectId !== undefined) await this.access.requireProject(this.db, actor, projectId, 'view');
-    const sort = filters.sort ?? 'created_at';
     const criteria: PhotoListCriteria = {
-      workspaceId: actor.workspaceId,
-      visibleProjects: this.access.visibleProjectIds(this.db, actor),
-      projectId: projectId ?? filters.project_id,
-      capturedAfter: filters.captured_after === undefined ? undefined : parseRfc3339(filters.captured_after, 'query.captured_after'),
-      capturedBefore: filters.captured_before === undefined ? undefined : parseRfc3339(filters.captured_before, 'query.captured_before'),
-      creatorId: filters.creator_id,
+      ...mediaListCriteria({
+        workspaceId: actor.workspaceId, visibleProjects: this.access.visibleProjectIds(this.db, actor), projectId: projectId ?? filters.project_id,
+      }, filters),
       tagId: filters.tag_id,
-      bbox: filters.bbox === undefined ? undefined : parseBbox(filters.bbox),
-      processingStatus: filters.processing_status,
-      sort,
-      after: null,
-      limit: filters.limit,
     };
-    let page: PageOf<PhotoRow>;
-    if (sort === 'captured_at') {
-      const after = decodeCursor(filters.cursor, sort, 2, ([at, id]) => isIsoTimestamp(at!) && typeof id === 'string');
-      if (after) criteria.after = { capturedAt: new Date(after[0] as string), id: after[1] as string };
-      page = toPage(await this.photos.list(this.db, criteria), filters.limit, sort, (p) => [p.captured_at.toISOString(), p.id], (p) => p);
-    } else {
-      const after = decodeCursor(filters.cursor, sort, 1, ([id]) => typeof id === 'string');
-      if (after) criteria.after = { id: after[0] as string, capturedAt: null };
-      page = toPage(await this.photos.list(this.db, criteria), filters.limit, sort, (p) => [p.id], (p) => p);
-    }
+    const page = mediaPage(await this.photos.list(this.db, criteria), criteria);
     return { ...page, data: await toPhotoViews(page.data, this.sign) };
   }
 
@@ -243,17 +225,3 @@ export class PhotosService {
 }
 
 const viewVersion = (p: PhotoRow) => ({ id: p.id, updated_at: p.updated_at.toISOString() });
-
-
-/** `minLon,minLat,maxLon,maxLat`, checked: a bad box is a 400 naming `query.bbox`. */
-export function parseBbox(text: string): BoundingBox {
-  const parts = text.split(',').map((p) => p.trim());
-  const nums = parts.map((p) => (p === '' ? NaN : Number(p)));
-  const bad = (message: string): never => validationFailed([{ path: 'query.bbox', message }]);
-  if (parts.length !== 4 || nums.some((n) => !Number.isFinite(n))) bad('must be four numbers: minLon,minLat,maxLon,maxLat');
-  const [minLon, minLat, maxLon, maxLat] = nums as [number, number, number, number];
-  if (Math.abs(minLon) > 180 || Math.abs(maxLon) > 180) bad('longitudes must be within -180..180');
-  if (Math.abs(minLat) > 90 || Math.abs(maxLat) > 90) bad('latitudes must be within -90..90');
-  if (minLat > maxLat) bad('minLat must not be greater than maxLat');
-  return { minLon, minLat, maxLon, maxLat };
-}

@@ -5,19 +5,19 @@ import { ApiError, notFound } from '../../http/errors.ts';
 import { assertMay } from '../access/permissions.ts';
 import { mediaChangesOf } from '../photos/media.fields.ts';
 import { checkIfMatch, type IfMatch } from '../../http/etag.ts';
-import { decodeCursor, toPage, type PageOf } from '../../http/pagination.ts';
-import { isIsoTimestamp, parseRfc3339 } from '../../http/timestamps.ts';
+import type { PageOf } from '../../http/pagination.ts';
 import { isId, newId } from '../../ids.ts';
 import { enqueue } from '../../jobs/enqueue.ts';
 import type { BlobStore } from '../../storage/blob-store.ts';
 import { BlobGarbage } from '../../storage/garbage.ts';
 import type { EventType } from '../events/event-types.ts';
 import type { EventLog } from '../events/events.log.ts';
-import { EVENT_URL_TTL_SECONDS, parseBbox } from '../photos/photos.service.ts';
+import { EVENT_URL_TTL_SECONDS } from '../photos/photos.service.ts';
+import { mediaListCriteria, mediaPage } from '../photos/media.list.ts';
 import { urlSignerFor, type SignUrl } from '../photos/photos.views.ts';
 import { ProjectAccess } from '../projects/projects.access.ts';
 import type { ReceivedVideo } from './videos.intake.ts';
-import { VideosRepository, type VideoListCriteria } from './videos.repository.ts';
+import { VideosRepository } from './videos.repository.ts';
 import type { VideoListFilters, VideoPatchInput } from './videos.schemas.ts';
 import { toVideoView, toVideoViews, type VideoRow, type VideoView } from './videos.views.ts';
 
@@ -91,30 +91,10 @@ export class VideosService {
 
   async list(actor: Actor, filters: VideoListFilters & { limit: number }, projectId?: string): Promise<PageOf<VideoView>> {
     if (projectId !== undefined) await this.access.requireProject(this.db, actor, projectId, 'view');
-    const sort = filters.sort ?? 'created_at';
-    const criteria: VideoListCriteria = {
-      workspaceId: actor.workspaceId,
-      visibleProjects: this.access.visibleProjectIds(this.db, actor),
-      projectId: projectId ?? filters.project_id,
-      capturedAfter: filters.captured_after === undefined ? undefined : parseRfc3339(filters.captured_after, 'query.captured_after'),
-      capturedBefore: filters.captured_before === undefined ? undefined : parseRfc3339(filters.captured_before, 'query.captured_before'),
-      creatorId: filters.creator_id,
-      bbox: filters.bbox === undefined ? undefined : parseBbox(filters.bbox),
-      processingStatus: filters.processing_status,
-      sort,
-      after: null,
-      limit: filters.limit,
-    };
-    let page: PageOf<VideoRow>;
-    if (sort === 'captured_at') {
-      const after = decodeCursor(filters.cursor, sort, 2, ([at, id]) => isIsoTimestamp(at!) && typeof id === 'string');
-      if (after) criteria.after = { capturedAt: new Date(after[0] as string), id: after[1] as string };
-      page = toPage(await this.videos.list(this.db, criteria), filters.limit, sort, (v) => [v.captured_at.toISOString(), v.id], (v) => v);
-    } else {
-      const after = decodeCursor(filters.cursor, sort, 1, ([id]) => typeof id === 'string');
-      if (after) criteria.after = { id: after[0] as string, capturedAt: null };
-      page = toPage(await this.videos.list(this.db, criteria), filters.limit, sort, (v) => [v.id], (v) => v);
-    }
+    const criteria = mediaListCriteria({
+      workspaceId: actor.workspaceId, visibleProjects: this.access.visibleProjectIds(this.db, actor), projectId: projectId ?? filters.project_id,
+    }, filters);
+    const page = mediaPage(await this.videos.list(this.db, criteria), criteria);
     return { ...page, data: await toVideoViews(page.data, this.sign) };
   }
 
