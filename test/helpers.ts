@@ -67,22 +67,36 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
   const database = options.databaseUrl ? { url: options.databaseUrl, drop: async () => undefined } : await createTestDatabase();
   // Blobs go to a directory of this context's own (unless the test chose one), removed on close.
   const ownDataDir = env.JOBSITE_DATA_DIR ? null : fs.mkdtempSync(path.join(os.tmpdir(), 'jobsite-test-data-'));
-  const config = loadConfig({
-    JOBSITE_PUBLIC_URL: 'http://jobsite.test', LOG_LEVEL: 'silent', JOBSITE_RATE_LIMIT: '100000',
-    ...(ownDataDir ? { JOBSITE_DATA_DIR: ownDataDir } : {}), ...env,
-  });
-  const handle = openDatabase(database.url, { max: 5 });
-  const app = await buildApp({ config, db: handle.db, logger: false });
-  await app.ready();
+  let config: Config;
+  let handle: ReturnType<typeof openDatabase> | undefined;
+  let app: App;
+  try {
+    config = loadConfig({
+      JOBSITE_PUBLIC_URL: 'http://jobsite.test', LOG_LEVEL: 'silent', JOBSITE_RATE_LIMIT: '100000',
+      ...(ownDataDir ? { JOBSITE_DATA_DIR: ownDataDir } : {}), ...env,
+    });
+    handle = openDatabase(database.url, { max: 5 });
+    app = await buildApp({ config, db: handle.db, logger: false });
+    await app.ready();
+  } catch (err) {
+    // A configuration a test expects to be refused: leave nothing behind.
+    await handle?.close();
+    await database.drop();
+    if (ownDataDir) fs.rmSync(ownDataDir, { recursive: true, force: true });
+    throw err;
+  }
   const jobDeps = (): JobDeps => ({ db: handle.db, blobs: app.blobs, config, events: new EventLog() });
   return {
     app, db: handle.db, config, url: database.url, jobDeps,
     runJobs: () => runJobsOnce(database.url, jobDeps()),
     async close() {
-      await app.close();
-      await handle.close();
-      await database.drop();
-      if (ownDataDir) fs.rmSync(ownDataDir, { recursive: true, force: true });
+      try {
+        await app.close();
+        await handle!.close();
+        await database.drop();
+      } finally {
+        if (ownDataDir) fs.rmSync(ownDataDir, { recursive: true, force: true });
+      }
     },
   };
 }
