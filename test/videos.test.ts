@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
 import { parseCreationTime, parseIso6709 } from '../src/features/videos/videos.probe.ts';
@@ -128,10 +129,20 @@ describe('video upload and processing', needsFfmpeg, () => {
     assert.equal(range.headers['content-range'], `bytes 100-1099/${bytes.length}`);
     assert.ok(range.rawPayload.equals(bytes.subarray(100, 1100)));
 
-    const tempDirs = async () => (await fs.readdir(os.tmpdir())).filter((name) => name.startsWith('jobsite-video-')).length;
-    const tempBefore = await tempDirs();
-    await t.runJobs();
-    assert.equal(await tempDirs(), tempBefore, 'the temporary copy is removed');
+    // The job copies the video under os.tmpdir(); a private TMPDIR for the run (other test files
+    // process videos at the same time in the shared one) shows whether it removed its copy.
+    const privateTmp = await fs.mkdtemp(path.join(os.tmpdir(), 'jobsite-video-test-'));
+    const tmpBefore = process.env.TMPDIR;
+    process.env.TMPDIR = privateTmp;
+    try {
+      await t.runJobs();
+    } finally {
+      if (tmpBefore === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = tmpBefore;
+    }
+    assert.equal(os.tmpdir() === privateTmp, false);
+    assert.deepEqual(await fs.readdir(privateTmp), [], 'the temporary copy is removed');
+    await fs.rm(privateTmp, { recursive: true, force: true });
     const done = (await api(t, ws.admin, 'GET', `/v1/videos/${video.id}`)).json();
     assert.equal(done.processing_status, 'processed', done.processing_error);
     assert.equal(done.processing_error, null);
