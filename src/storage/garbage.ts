@@ -1,4 +1,5 @@
 import type { Executor } from '../db/database.ts';
+import { enqueue } from '../jobs/enqueue.ts';
 import type { BlobStore } from './blob-store.ts';
 
 /**
@@ -13,6 +14,14 @@ export class BlobGarbage {
   static readonly BATCH = 200;
 
   constructor(private readonly blobs: BlobStore) {}
+
+  /**
+   * Queues a collection a minute from now, in the deleting transaction: it removes whatever the
+   * request's own `collect` after the commit could not (one waiting job at most, by its key).
+   */
+  static async queueCollection(tx: Executor): Promise<void> {
+    await enqueue(tx, BlobGarbage.TASK, {}, { jobKey: BlobGarbage.TASK, runAt: new Date(Date.now() + 60_000) });
+  }
 
   /** Deletes the given keys' objects (with their variants), or a batch of the oldest recorded ones; returns how many went. */
   async collect(db: Executor, keys?: string[]): Promise<number> {

@@ -1,6 +1,6 @@
 import type { Db, Executor, Tx } from '../../db/database.ts';
 import type { Actor } from '../../http/actor.ts';
-import { ApiError, notFound, validationFailed } from '../../http/errors.ts';
+import { notFound, validationFailed } from '../../http/errors.ts';
 import { checkIfMatch, type IfMatch } from '../../http/etag.ts';
 import { decodeCursor, toPage, type PageOf } from '../../http/pagination.ts';
 import { isId, newId } from '../../ids.ts';
@@ -174,12 +174,7 @@ export class CommentsService {
 
   /** ProjectAccess, with its 404 naming what was asked for (a photo, task or comment) rather than the project. */
   private async inProject(db: Executor, actor: Actor, projectId: string, action: ProjectAction, kind: string, id: string, lock: boolean): Promise<ProjectAccessFacts> {
-    try {
-      return await this.access.requireProject(db, actor, projectId, action, lock ? 'share' : 'none');
-    } catch (err) {
-      if (err instanceof ApiError && err.status === 404) return notFound(kind, id);
-      throw err;
-    }
+    return this.access.requireProjectOf(db, actor, projectId, { kind, id }, action, lock ? 'share' : 'none');
   }
 }
 

@@ -4,11 +4,10 @@ import type { Config } from '../../config.ts';
 import type { Db, Executor } from '../../db/database.ts';
 import type { DocumentsTable } from '../../db/schema.ts';
 import type { Actor } from '../../http/actor.ts';
-import { ApiError, notFound, validationFailed } from '../../http/errors.ts';
+import { notFound, validationFailed } from '../../http/errors.ts';
 import { checkIfMatch, type IfMatch } from '../../http/etag.ts';
 import { decodeCursor, toPage, type PageOf } from '../../http/pagination.ts';
 import { isId, newId } from '../../ids.ts';
-import { enqueue } from '../../jobs/enqueue.ts';
 import type { BlobStore } from '../../storage/blob-store.ts';
 import type { FileRequest, FileResponse, FilesService } from '../../storage/files.service.ts';
 import { BlobGarbage } from '../../storage/garbage.ts';
@@ -131,7 +130,7 @@ export class DocumentsService {
       checkIfMatch(ifMatch, { id: row.id, updated_at: row.updated_at.toISOString() });
       await this.events.emit(tx, { workspaceId: row.workspace_id, event: 'document.deleted', projectId: row.project_id, data: await this.view(row, EVENT_URL_TTL_SECONDS) });
       await tx.deleteFrom('documents').where('id', '=', row.id).execute(); // the trigger records the blob in blob_garbage
-      await enqueue(tx, BlobGarbage.TASK, {}, { jobKey: BlobGarbage.TASK, runAt: new Date(Date.now() + 60_000) });
+      await BlobGarbage.queueCollection(tx);
       return row;
     });
     await this.garbage.collect(this.db, [doc.blob_key]).catch(() => undefined);
@@ -148,12 +147,7 @@ export class DocumentsService {
     if (lock) q = q.forUpdate();
     const row = isId('document', id) ? await q.executeTakeFirst() : undefined;
     if (!row) return notFound('document', id);
-    try {
-      await this.access.requireProject(db, actor, row.project_id, 'view');
-    } catch (err) {
-      if (err instanceof ApiError && err.status === 404) notFound('document', id);
-      throw err;
-    }
+    await this.access.requireProjectOf(db, actor, row.project_id, { kind: 'document', id });
     if (action === 'change') assertMay(actor, 'document.change', row.uploaded_by);
     return row;
   }

@@ -1,7 +1,7 @@
 import type { Config } from '../../config.ts';
 import type { Db, Executor, Tx } from '../../db/database.ts';
 import type { Actor } from '../../http/actor.ts';
-import { ApiError, notFound, unprocessable } from '../../http/errors.ts';
+import { notFound, unprocessable } from '../../http/errors.ts';
 import { checkIfMatch, type IfMatch } from '../../http/etag.ts';
 import type { PageOf } from '../../http/pagination.ts';
 import { isId, newId } from '../../ids.ts';
@@ -138,7 +138,7 @@ export class PhotosService {
       checkIfMatch(ifMatch, viewVersion(row));
       await this.emitChange(tx, 'photo.deleted', row);
       await this.photos.delete(tx, row.id); // the trigger records its blobs in blob_garbage
-      await enqueue(tx, BlobGarbage.TASK, {}, { jobKey: BlobGarbage.TASK, runAt: new Date(Date.now() + 60_000) });
+      await BlobGarbage.queueCollection(tx);
       return row;
     });
     // Right away, so the URLs stop working with the response; the job retries what fails here.
@@ -213,12 +213,7 @@ export class PhotosService {
       : lock ? await this.photos.getForUpdate(db, actor.workspaceId, id)
       : await this.photos.get(db, actor.workspaceId, id);
     if (!row) return notFound('photo', id);
-    try {
-      await this.access.requireProject(db, actor, row.project_id, 'view');
-    } catch (err) {
-      if (err instanceof ApiError && err.status === 404) notFound('photo', id);
-      throw err;
-    }
+    await this.access.requireProjectOf(db, actor, row.project_id, { kind: 'photo', id });
     if (action === 'change') assertMay(actor, 'media.change', row.creator_id);
     return row;
   }

@@ -78,6 +78,21 @@ export class ProjectAccess {
     return facts;
   }
 
+  /**
+   * For content of a project (a photo, task, document…) the caller asked for by its own id: the
+   * project's facts when the actor may do `action` on it. A project the caller cannot see answers
+   * a 404 naming the content, exactly as for missing content, so the project does not show through.
+   */
+  async requireProjectOf(
+    db: Executor, actor: Actor, projectId: string, content: { kind: string; id: string },
+    action: ProjectAction = 'view', lock: 'share' | 'none' = 'none',
+  ): Promise<ProjectAccessFacts> {
+    const facts = await this.projects.getAccessFacts(db, actor.workspaceId, projectId, actor.userId, lock);
+    if (!facts || !canSeeProject(actor, facts)) return notFound(content.kind, content.id);
+    assertProjectAccess(actor, facts, action);
+    return facts;
+  }
+
   /** Ids of the projects a list of content may draw from, as a subquery; null when the actor sees them all. */
   visibleProjectIds(db: Executor, actor: Actor) {
     const userId = projectScopeOf(actor);

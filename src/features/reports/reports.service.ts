@@ -2,7 +2,7 @@ import type { Config } from '../../config.ts';
 import type { Db, Executor } from '../../db/database.ts';
 import type { ReportOptions, ReportSelection } from '../../db/schema.ts';
 import type { Actor } from '../../http/actor.ts';
-import { ApiError, conflict, notFound, unprocessable, validationFailed } from '../../http/errors.ts';
+import { conflict, notFound, unprocessable, validationFailed } from '../../http/errors.ts';
 import { decodeCursor, toPage, type PageOf } from '../../http/pagination.ts';
 import { parseRfc3339 } from '../../http/timestamps.ts';
 import { isId, newId } from '../../ids.ts';
@@ -105,7 +105,7 @@ export class ReportsService {
       const row = await this.report(tx, actor, id, true);
       assertMay(actor, 'report.delete', row.requested_by);
       await this.reports.delete(tx, row.id); // the trigger records the PDF in blob_garbage
-      if (row.blob_key) await enqueue(tx, BlobGarbage.TASK, {}, { jobKey: BlobGarbage.TASK, runAt: new Date(Date.now() + 60_000) });
+      if (row.blob_key) await BlobGarbage.queueCollection(tx);
       return row.blob_key;
     });
     // Right away, so the URL stops working with the response; the job retries what fails here.
@@ -116,12 +116,7 @@ export class ReportsService {
   private async report(db: Executor, actor: Actor, id: string, lock = false): Promise<ReportRow> {
     const row = isId('report', id) ? await this.reports.get(db, actor.workspaceId, id, lock) : undefined;
     if (!row) return notFound('report', id);
-    try {
-      await this.access.requireProject(db, actor, row.project_id, 'view');
-    } catch (err) {
-      if (err instanceof ApiError && err.status === 404) notFound('report', id);
-      throw err;
-    }
+    await this.access.requireProjectOf(db, actor, row.project_id, { kind: 'report', id });
     return row;
   }
 }

@@ -2,7 +2,7 @@ import { sql, type Updateable } from 'kysely';
 import type { Db, Executor, Tx } from '../../db/database.ts';
 import type { TasksTable } from '../../db/schema.ts';
 import type { Actor } from '../../http/actor.ts';
-import { ApiError, notFound, unprocessable } from '../../http/errors.ts';
+import { notFound, unprocessable } from '../../http/errors.ts';
 import { checkIfMatch, type IfMatch } from '../../http/etag.ts';
 import { decodeCursor, toPage, type PageOf } from '../../http/pagination.ts';
 import { isIsoTimestamp, parseRfc3339 } from '../../http/timestamps.ts';
@@ -215,12 +215,7 @@ export class TasksService {
   private async task(db: Executor, actor: Actor, id: string, lock = false): Promise<{ task: TaskRow; project: ProjectAccessFacts }> {
     const task = isId('task', id) ? await this.tasks.get(db, actor.workspaceId, id, lock) : undefined;
     if (!task) return notFound('task', id);
-    try {
-      return { task, project: await this.access.requireProject(db, actor, task.project_id, 'view') };
-    } catch (err) {
-      if (err instanceof ApiError && err.status === 404) notFound('task', id);
-      throw err;
-    }
+    return { task, project: await this.access.requireProjectOf(db, actor, task.project_id, { kind: 'task', id }) };
   }
 }
 

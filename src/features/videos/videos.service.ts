@@ -1,7 +1,7 @@
 import type { Config } from '../../config.ts';
 import type { Db, Executor, Tx } from '../../db/database.ts';
 import type { Actor } from '../../http/actor.ts';
-import { ApiError, notFound } from '../../http/errors.ts';
+import { notFound } from '../../http/errors.ts';
 import { assertMay } from '../access/permissions.ts';
 import { mediaChangesOf } from '../photos/media.fields.ts';
 import { checkIfMatch, type IfMatch } from '../../http/etag.ts';
@@ -120,7 +120,7 @@ export class VideosService {
       checkIfMatch(ifMatch, viewVersion(row));
       await this.emitChange(tx, 'video.deleted', row);
       await this.videos.delete(tx, row.id); // the trigger records its blobs in blob_garbage
-      await enqueue(tx, BlobGarbage.TASK, {}, { jobKey: BlobGarbage.TASK, runAt: new Date(Date.now() + 60_000) });
+      await BlobGarbage.queueCollection(tx);
       return row;
     });
     // Right away, so the URLs stop working with the response; the job retries what fails here.
@@ -142,12 +142,7 @@ export class VideosService {
       : lock ? await this.videos.getForUpdate(db, actor.workspaceId, id)
       : await this.videos.get(db, actor.workspaceId, id);
     if (!row) return notFound('video', id);
-    try {
-      await this.access.requireProject(db, actor, row.project_id, 'view');
-    } catch (err) {
-      if (err instanceof ApiError && err.status === 404) notFound('video', id);
-      throw err;
-    }
+    await this.access.requireProjectOf(db, actor, row.project_id, { kind: 'video', id });
     if (action === 'change') assertMay(actor, 'media.change', row.creator_id);
     return row;
   }
