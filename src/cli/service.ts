@@ -8,6 +8,7 @@ import type { App } from '../http/types.ts';
 import { WebhookDispatcher } from '../features/webhooks/webhooks.dispatcher.ts';
 import { startWorker } from '../jobs/queue.ts';
 import { EventLog } from '../features/events/events.log.ts';
+import type { BlobStore } from '../storage/blob-store.ts';
 import { createBlobStore } from '../storage/create-blob-store.ts';
 import { locateDatabase, migrateAll, type DatabaseLocation } from '../runtime.ts';
 import { describeError } from './errors.ts';
@@ -64,6 +65,7 @@ export async function runService(role: Role, config: Config): Promise<void> {
   let handle: DatabaseHandle | undefined;
   let app: App | undefined;
   let runner: Runner | undefined;
+  let workerBlobs: BlobStore | undefined;
   let dispatcher: WebhookDispatcher | undefined;
   let closing: Promise<void> | undefined;
   let starting: Promise<boolean> = Promise.resolve(true);
@@ -79,6 +81,7 @@ export async function runService(role: Role, config: Config): Promise<void> {
     await app?.close().catch((err: unknown) => log.error({ err }, 'closing the API failed'));
     await dispatcher?.stop().catch((err: unknown) => log.error({ err }, 'stopping the webhook dispatcher failed'));
     await runner?.stop().catch((err: unknown) => log.error({ err }, 'stopping the worker failed'));
+    await workerBlobs?.close().catch((err: unknown) => log.error({ err }, 'closing the worker\'s blob store failed'));
     await handle?.close().catch(() => undefined);
     await location?.release().catch((err: unknown) => log.error({ err }, 'stopping the embedded PostgreSQL failed'));
     log.info('Stopped');
@@ -94,6 +97,7 @@ export async function runService(role: Role, config: Config): Promise<void> {
     handle: (h) => { handle = h; },
     app: (a) => { app = a; },
     runner: (r) => { runner = r; },
+    workerBlobs: (b) => { workerBlobs = b; },
     dispatcher: (d) => { dispatcher = d; },
   });
   if (!(await starting)) await shutdown('start-up failure', 1);
@@ -104,6 +108,7 @@ interface Started {
   handle(h: DatabaseHandle): void;
   app(a: App): void;
   runner(r: Runner): void;
+  workerBlobs(b: BlobStore): void;
   dispatcher(d: WebhookDispatcher): void;
 }
 
@@ -127,24 +132,10 @@ async function startUp(role: Role, config: Config, log: Logger, closing: () => b
     }
     if (closing()) return true;
     if (role !== 'serve') {
-      // The worker's own blob store (the API's is closed with the API).
+      // The worker's own blob store (the API's is closed with the API), closed after the worker.
       const blobs = await createBlobStore(config, handle.db);
-      let runner: Runner;
-      try {
-        runner = await startWorker(location.url, { db: handle.db, blobs, config, events: new EventLog(), log }, log);
-      } catch (err) {
-        await blobs.close();
-        throw err;
-      }
-      const stopRunner = runner.stop.bind(runner);
-      runner.stop = async () => {
-        try {
-          await stopRunner();
-        } finally {
-          await blobs.close();
-        }
-      };
-      started.runner(runner);
+      started.workerBlobs(blobs);
+      started.runner(await startWorker(location.url, { db: handle.db, blobs, config, events: new EventLog(), log }, log));
       const dispatcher = new WebhookDispatcher(
         { db: handle.db, connectionString: location.url, config, log },
         { leaseSeconds: config.webhookLeaseSeconds },

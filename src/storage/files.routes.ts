@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../http/types.ts';
 import { StringEnum } from '../http/schema-types.ts';
-import type { FilesService } from './files.service.ts';
+import type { FileRequest, FileResponse, FilesService } from './files.service.ts';
 
 const tags = ['Files'];
 
@@ -22,7 +23,8 @@ const FileQuery = Type.Object({
   type: Type.Optional(Type.String({ maxLength: 255, description: 'Served as `Content-Type` instead of the stored type.' })),
 });
 
-const FileHeaders = Type.Object({
+/** The request headers of every download (signed URLs, documents, reports). */
+export const FileHeaders = Type.Object({
   range: Type.Optional(Type.String({ description: 'One byte range, e.g. `bytes=0-1023`, `bytes=1024-` or `bytes=-512`; several ranges, or a malformed header, get the whole object.' })),
   'if-range': Type.Optional(Type.String({ description: 'An `ETag`: honour `Range` only if the object still has it.' })),
   'if-none-match': Type.Optional(Type.String({ description: 'An `ETag` from an earlier response: 304 with no body if it matches.' })),
@@ -32,7 +34,16 @@ const problem = (description: string) => ({
   description, content: { 'application/problem+json': { schema: { $ref: 'Problem#' } } },
 });
 
-const bytes = { type: 'string', format: 'binary' };
+export const bytes = { type: 'string', format: 'binary' };
+
+/** What a download route hands to FilesService: the method and the conditional and range headers. */
+export const fileRequestOf = (req: FastifyRequest): FileRequest => ({
+  method: req.method, range: req.headers.range, ifRange: req.headers['if-range'] as string | undefined,
+  ifNoneMatch: req.headers['if-none-match'],
+});
+
+/** Sends what FilesService answered: status, headers, and the stream (none for HEAD and 304). */
+export const sendFile = (reply: FastifyReply, served: FileResponse) => reply.code(served.status).headers(served.headers).send(served.body ?? undefined);
 const objectHeaders = {
   'Content-Type': { type: 'string', description: 'The type stored with the object (or the signed `type`).' },
   'Content-Length': { type: 'integer' },
@@ -79,11 +90,7 @@ export function fileRoutes(app: App, files: FilesService): void {
     },
     handler: async (req, reply) => {
       const { kind, year, month, name } = req.params;
-      const served = await files.serve(`${kind}/${year}/${month}/${name}`, req.query, {
-        method: req.method, range: req.headers.range, ifRange: req.headers['if-range'], ifNoneMatch: req.headers['if-none-match'],
-      });
-      reply.code(served.status).headers(served.headers);
-      return reply.send(served.body ?? undefined);
+      return sendFile(reply, await files.serve(`${kind}/${year}/${month}/${name}`, req.query, fileRequestOf(req)));
     },
   });
 }

@@ -4,12 +4,12 @@ import { ifMatchOf } from '../../http/etag.ts';
 import { documentMultipart } from '../../http/openapi.ts';
 import { Page } from '../../http/pagination.ts';
 import type { App } from '../../http/types.ts';
+import { bytes, FileHeaders, fileRequestOf, sendFile } from '../../storage/files.routes.ts';
 import { ProjectIdParams } from '../projects/projects.schemas.ts';
 import { Document, DocumentIdParams, DocumentListQuery, DocumentPatch, DocumentUploadForm } from './documents.schemas.ts';
 import type { DocumentsService } from './documents.service.ts';
 
 const tags = ['Documents'];
-const bytes = { type: 'string', format: 'binary' };
 
 export function documentRoutes(app: App, documents: DocumentsService): void {
   documentMultipart('POST', '/v1/projects/{id}/documents', DocumentUploadForm);
@@ -60,23 +60,13 @@ export function documentRoutes(app: App, documents: DocumentsService): void {
       tags, summary: 'Download a document\'s exact bytes',
       description: '`Content-Disposition: attachment` with the document\'s name, its `Content-Type`, `ETag` (the SHA-256), single byte ranges and HEAD.',
       params: DocumentIdParams,
-      headers: Type.Object({
-        range: Type.Optional(Type.String({ description: 'One byte range, e.g. `bytes=0-1023`.' })),
-        'if-range': Type.Optional(Type.String()),
-        'if-none-match': Type.Optional(Type.String()),
-      }),
+      headers: FileHeaders,
       response: {
         200: { description: 'The bytes.', content: { '*/*': { schema: bytes } } },
         206: { description: 'The byte range asked for.', content: { '*/*': { schema: bytes } } },
         304: { description: 'Not modified.', type: 'null' },
       },
     },
-    handler: async (req, reply) => {
-      const served = await documents.download(req.actor, req.params.id, {
-        method: req.method, range: req.headers.range, ifRange: req.headers['if-range'], ifNoneMatch: req.headers['if-none-match'],
-      });
-      reply.code(served.status).headers(served.headers);
-      return reply.send(served.body ?? undefined);
-    },
+    handler: async (req, reply) => sendFile(reply, await documents.download(req.actor, req.params.id, fileRequestOf(req))),
   });
 }

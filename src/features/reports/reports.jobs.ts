@@ -1,4 +1,3 @@
-import type { Readable } from 'node:stream';
 import type { JobHelpers, TaskList } from 'graphile-worker';
 import sharp from 'sharp';
 import { enqueue } from '../../jobs/enqueue.ts';
@@ -33,12 +32,6 @@ export function reportTasks(deps: JobDeps): TaskList {
       }
     },
   };
-}
-
-async function readAll(stream: Readable): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
 }
 
 interface Rendered {
@@ -145,9 +138,8 @@ export class ReportJobs {
 
   /** The photo's image, downscaled to the pixels it is printed with (one photo's bytes at a time). */
   private async printedImage(photo: PrintPhoto, width: number, height: number): Promise<Buffer> {
-    const object = await this.blobs.get(photo.image.key);
-    if (!object) throw new ReportRenderError(`the image of photo ${photo.id} is missing from storage`);
-    const bytes = await readAll(object.stream);
+    const bytes = await this.blobs.read(photo.image.key);
+    if (!bytes) throw new ReportRenderError(`the image of photo ${photo.id} is missing from storage`);
     try {
       return await sharp(bytes, { failOn: 'error' })
         .resize({ width, height, fit: 'inside', withoutEnlargement: true })

@@ -1,12 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import { Page } from '../../http/pagination.ts';
 import type { App } from '../../http/types.ts';
+import { bytes, FileHeaders, fileRequestOf, sendFile } from '../../storage/files.routes.ts';
 import { ProjectIdParams } from '../projects/projects.schemas.ts';
-import { DownloadHeaders, Report, ReportCreate, ReportIdParams, ReportListQuery } from './reports.schemas.ts';
+import { Report, ReportCreate, ReportIdParams, ReportListQuery } from './reports.schemas.ts';
 import type { ReportsService } from './reports.service.ts';
 
 const tags = ['Reports'];
-const bytes = { type: 'string', format: 'binary' };
 
 export function reportRoutes(app: App, reports: ReportsService): void {
   app.post('/v1/projects/:id/reports', {
@@ -46,19 +46,13 @@ export function reportRoutes(app: App, reports: ReportsService): void {
       description: '`Content-Type: application/pdf`, `Content-Disposition: attachment` with the title as the file name, `ETag`, single byte ranges and HEAD. ' +
         '409 `report_not_ready` until the report is finished.',
       params: ReportIdParams,
-      headers: DownloadHeaders,
+      headers: FileHeaders,
       response: {
         200: { description: 'The PDF.', content: { 'application/pdf': { schema: bytes } } },
         206: { description: 'The byte range asked for.', content: { 'application/pdf': { schema: bytes } } },
         304: { description: 'Not modified.', type: 'null' },
       },
     },
-    handler: async (req, reply) => {
-      const served = await reports.download(req.actor, req.params.id, {
-        method: req.method, range: req.headers.range, ifRange: req.headers['if-range'], ifNoneMatch: req.headers['if-none-match'],
-      });
-      reply.code(served.status).headers(served.headers);
-      return reply.send(served.body ?? undefined);
-    },
+    handler: async (req, reply) => sendFile(reply, await reports.download(req.actor, req.params.id, fileRequestOf(req))),
   });
 }

@@ -84,9 +84,3 @@ export const ReportListQuery = Type.Object({
   status: Type.Optional(StringEnum(['queued', 'processing', 'finished', 'failed'])),
 }, { additionalProperties: false });
 export type ReportListFilters = Static<typeof ReportListQuery>;
-
-export const DownloadHeaders = Type.Object({
-  range: Type.Optional(Type.String({ description: 'One byte range, e.g. `bytes=0-1023`; several ranges, or a malformed header, get the whole file.' })),
-  'if-range': Type.Optional(Type.String({ description: 'An `ETag`: honour `Range` only if the file still has it.' })),
-  'if-none-match': Type.Optional(Type.String({ description: 'An `ETag` from an earlier response: 304 with no body if it matches.' })),
-});
