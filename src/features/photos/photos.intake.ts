@@ -126,9 +126,4 @@ export class PhotoIntake {
       throw err;
     }
   }
-
-  /** Removes an object that was stored for a request that then failed. */
-  async discard(stored: Intake<ImageMime>): Promise<void> {
-    await this.blobs.delete(stored.key).catch(() => undefined);
-  }
 }
