@@ -408,6 +408,7 @@ describe('ping', () => {
     assert.equal(event.workspace_id, w2.id);
     const envelope = JSON.parse(event.payload);
     assert.deepEqual(Object.keys(envelope).sort(), ['created_at', 'data', 'event', 'id', 'project_id', 'workspace_id']);
+    assert.equal(envelope.data.id, target.id, 'data.id names the resource, as in every other event');
     assert.equal(envelope.data.webhook_id, target.id);
     assert.equal(typeof envelope.data.message, 'string');
 
@@ -766,7 +767,7 @@ describe('the OpenAPI document', () => {
     assert.equal(ref('user.removed'), '#/components/schemas/User');
     assert.equal(ref('webhook.disabled'), '#/components/schemas/Webhook');
     for (const schema of ['Project', 'User', 'Webhook']) assert.ok(doc.components.schemas[schema]?.properties?.id, schema);
-    assert.deepEqual(doc.webhooks['webhook.ping'].post.requestBody.content['application/json'].schema.properties.data.required, ['webhook_id', 'message']);
+    assert.deepEqual(doc.webhooks['webhook.ping'].post.requestBody.content['application/json'].schema.properties.data.required, ['id', 'webhook_id', 'message']);
     for (const path of ['/v1/webhooks', '/v1/webhooks/{id}', '/v1/webhooks/{id}/rotate-secret', '/v1/webhooks/{id}/ping', '/v1/webhooks/{id}/deliveries',
       '/v1/webhooks/{id}/deliveries/{delivery_id}', '/v1/webhooks/{id}/deliveries/{delivery_id}/retry', '/v1/webhooks/{id}/replay']) {
       assert.ok(doc.paths[path], path);

@@ -89,8 +89,12 @@ function eventDataSchema(event: EventType): DocSchema {
   if (event === 'webhook.disabled') return { $ref: '#/components/schemas/Webhook' };
   if (event === 'webhook.ping') {
     return {
-      type: 'object', required: ['webhook_id', 'message'],
-      properties: { webhook_id: { type: 'string', description: 'whk_… of the pinged endpoint.' }, message: { type: 'string' } },
+      type: 'object', required: ['id', 'webhook_id', 'message'],
+      properties: {
+        id: { type: 'string', description: 'whk_… of the pinged endpoint: like every event, `data.id` names the resource it is about.' },
+        webhook_id: { type: 'string', description: 'The same id (kept for receivers written before `id` was added).' },
+        message: { type: 'string' },
+      },
     };
   }
   return { type: 'object', description: EVENT_TYPES[event] };

@@ -149,7 +149,7 @@ export class WebhooksService {
       requireEnabled(endpoint, 'ping it');
       const event = await this.events.emit(tx, {
         workspaceId: actor.workspaceId, event: 'webhook.ping', projectId: null, onlyEndpointId: endpoint.id,
-        data: { webhook_id: endpoint.id, message: 'Ping from Jobsite: if you can read this, your endpoint receives our deliveries.' },
+        data: { id: endpoint.id, webhook_id: endpoint.id, message: 'Ping from Jobsite: if you can read this, your endpoint receives our deliveries.' },
       });
       const deliveryId = await this.webhooks.deliveryIdOf(tx, endpoint.id, event.id);
       if (!deliveryId) throw new Error(`ping ${event.id} created no delivery for ${endpoint.id}`);
