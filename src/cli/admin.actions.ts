@@ -7,6 +7,7 @@ import { WorkspacesRepository } from '../features/workspaces/workspaces.reposito
 import { WorkspacesService } from '../features/workspaces/workspaces.service.ts';
 import { locateDatabase, migrateAll } from '../runtime.ts';
 import { CliError } from './errors.ts';
+import { runningServer } from './server-address.ts';
 
 /**
  * What the operator commands do, loaded only when one runs (so that `--help` and argument errors
@@ -41,14 +42,31 @@ export async function migrateDatabase(config: Config): Promise<void> {
 export async function createWorkspace(config: Config, opts: { name: string; adminEmail: string; json?: boolean }): Promise<void> {
   const made = await withDatabase(config, (db) => new WorkspacesService(db).provision({ name: opts.name, adminEmail: opts.adminEmail }));
   if (opts.json) return console.log(JSON.stringify(made, null, 2));
+  const { url, note } = await apiAddress(config);
   console.log([
     `Workspace  ${made.workspace.id}  ${made.workspace.name}`,
     `Admin      ${made.admin.id}  ${made.admin.email} (@${made.admin.handle})`,
     `API key    ${made.api_key.key}`,
     '',
     'The API key is shown only now: store it somewhere safe. Try it with:',
-    `  curl -H "Authorization: Bearer ${made.api_key.key}" ${config.publicUrl}/v1/users/me`,
+    `  curl -H "Authorization: Bearer ${made.api_key.key}" ${url}/v1/users/me`,
+    ...(note ? [note] : []),
   ].join('\n'));
+}
+
+/**
+ * The address to show in hints: JOBSITE_PUBLIC_URL when this command was given one, else the
+ * server running on the same data directory (which may listen elsewhere than this shell's PORT
+ * says), else the configured address, with a note that it was assumed.
+ */
+async function apiAddress(config: Config): Promise<{ url: string; note?: string }> {
+  if (process.env.JOBSITE_PUBLIC_URL) return { url: config.publicUrl };
+  const server = await runningServer(config.dataDir);
+  if (server) return { url: server.publicUrl };
+  return {
+    url: config.publicUrl,
+    note: `(No Jobsite server is running on ${config.dataDir}: ${config.publicUrl} is assumed. Start one with \`npm start\`.)`,
+  };
 }
 
 export async function createKey(
