@@ -43,7 +43,7 @@ describe('embedded PostgreSQL in a directory the postgres user cannot reach', ()
   after(() => cleanUp(dirs));
 
   it('starts with no flag, says where the data is, and finds it again after a restart', async () => {
-    const first = await Service.start('start', env);
+    const first = await Service.start('start', env, 90_000); // a cold start: initdb, then every migration
     started = first.messages.find((m) => m.startsWith('Started the embedded PostgreSQL on 127.0.0.1:')) ?? '';
     assert.ok(started, first.output);
     const created = await runCli(['workspace', 'create', '--name', 'Private', '--admin-email', 'boss@private.test', '--json'], env);
@@ -94,27 +94,25 @@ describe('embedded PostgreSQL in a directory the postgres user cannot reach', ()
     assert.equal(again.stdout.trim(), 'The database is up to date.');
   });
 
-  it('runs two commands at once on a cold private data directory (one with a leftover postgres/ of an earlier version)', async () => {
-    const cold = path.join(path.dirname(dataDir), 'cold');
-    dirs.unshift(cold);
-    if (root) {
-      // What a failed start of earlier versions left: postgres/ made and handed to the postgres user.
-      await fs.mkdir(path.join(cold, 'postgres'), { recursive: true });
-      const user = (await serverOsUser())!;
-      await fs.chown(path.join(cold, 'postgres'), user.uid, user.gid);
-    }
-    const coldEnv = cliEnv({ JOBSITE_DATA_DIR: cold });
-    const [a, b] = await Promise.all([
-      runCli(['workspace', 'create', '--name', 'A', '--admin-email', 'a@a.test', '--json'], coldEnv),
-      runCli(['workspace', 'create', '--name', 'B', '--admin-email', 'b@b.test', '--json'], coldEnv),
-    ]);
-    assert.equal(a.code, 0, a.stderr);
-    assert.equal(b.code, 0, b.stderr);
-    assert.equal(await postgresPid(cold), null, 'the last one out stopped the server');
-    if (root) assert.match(await fs.readlink(path.join(cold, 'postgres')), new RegExp(`^${escape(RELOCATION_ROOT)}/[0-9a-f]{16}$`));
-    const wsB = (JSON.parse(b.stdout) as { workspace: { id: string } }).workspace.id;
-    const key = await runCli(['keys', 'create', '--workspace', wsB, '--user', 'b@b.test', '--json'], coldEnv);
-    assert.equal(key.code, 0, key.stderr);
+  it('moves a cluster made in place to /var/lib/jobsite once a parent directory is closed, once for two commands at once', { skip: notRoot }, async () => {
+    const parent = await fs.mkdtemp(path.join(os.tmpdir(), 'jobsite-closed-'));
+    await fs.chmod(parent, 0o755);
+    const moved = path.join(parent, 'data');
+    dirs.unshift(moved, parent);
+    const movedEnv = cliEnv({ JOBSITE_DATA_DIR: moved });
+    const created = await runCli(['workspace', 'create', '--name', 'Moved', '--admin-email', 'm@m.test', '--json'], movedEnv);
+    assert.equal(created.code, 0, created.stderr);
+    assert.ok((await fs.lstat(path.join(moved, 'postgres'))).isDirectory(), 'reachable: the cluster is made in place');
+
+    await fs.chmod(parent, 0o700);
+    const workspace = (JSON.parse(created.stdout) as { workspace: { id: string } }).workspace.id;
+    const keys = await Promise.all([0, 1].map(() => runCli(['keys', 'create', '--workspace', workspace, '--user', 'm@m.test', '--json'], movedEnv)));
+    for (const key of keys) assert.equal(key.code, 0, key.stderr);
+    const cluster = await fs.readlink(path.join(moved, 'postgres'));
+    assert.match(cluster, new RegExp(`^${escape(RELOCATION_ROOT)}/[0-9a-f]{16}$`));
+    assert.equal(await postgresPid(moved), null, 'the last one out stopped the server');
+    assert.deepEqual((await fs.readdir(RELOCATION_ROOT)).filter((f) => f.startsWith(`${path.basename(cluster)}.`)), [],
+      'nothing was set aside: the move happened once');
   });
 
   it("runs the test runner's own server when TMPDIR is private, and removes it afterwards", async () => {

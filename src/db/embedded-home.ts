@@ -77,7 +77,8 @@ async function exists(file: string): Promise<boolean> {
 /** `RELOCATION_ROOT`, made if missing: root's, and traversable by the server's user. */
 async function relocationRoot(user: OsUser, why: string): Promise<string> {
   try {
-    await fs.mkdir(RELOCATION_ROOT, { recursive: true, mode: 0o755 });
+    // Made here: set the mode whatever the umask (an npm run under umask 077 would make it 0700).
+    if (await fs.mkdir(RELOCATION_ROOT, { recursive: true })) await fs.chmod(RELOCATION_ROOT, 0o755);
   } catch (err) {
     throw new Error(`${why}, and ${RELOCATION_ROOT} could not be made for it (${(err as Error).message}). ` +
       'Set JOBSITE_DATA_DIR to a directory the "postgres" user can reach (for example under /var/lib or /srv), or set DATABASE_URL.');
@@ -105,7 +106,7 @@ export async function reachableBinaries(bin: Binaries, user: OsUser | null): Pro
     const scratch = `${copy}.${process.pid}-${crypto.randomBytes(4).toString('hex')}.tmp`;
     await fs.rm(scratch, { recursive: true, force: true });
     await fs.cp(nativeDir, scratch, { recursive: true, verbatimSymlinks: true });
-    await fs.chmod(scratch, 0o755);
+    await run('chmod', ['-R', 'a+rX', scratch]); // an install under umask 077 made them root's only
     await fs.rename(scratch, copy).catch(async (err: NodeJS.ErrnoException) => {
       await fs.rm(scratch, { recursive: true, force: true });
       if (!(await exists(path.join(copy, 'bin', 'initdb')))) throw err; // else another process won the race
@@ -134,6 +135,8 @@ export async function clusterHome(dataDir: string, user: OsUser | null): Promise
     return { serverDir: target, relocated: true };
   }
   if (!user || target !== null || (await userCan(user, '-x', dataDir))) return { serverDir: inPlace, relocated: false };
+  // A server still running in place (started before a parent directory was closed) is reused, never copied.
+  if (await runsInPlace(path.join(inPlace, 'pgdata'))) return { serverDir: inPlace, relocated: false };
 
   const real = await fs.realpath(dataDir);
   const root = await relocationRoot(user, `The embedded PostgreSQL runs as the "postgres" OS user, which cannot reach ${dataDir}`);
@@ -163,5 +166,17 @@ async function moveAside(dir: string): Promise<void> {
     await fs.rename(dir, `${dir}.orphaned-${new Date().toISOString().replace(/[:.]/g, '')}`);
   } else {
     await fs.rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Whether the postmaster.pid of `pgdata` names a live process. */
+async function runsInPlace(pgdata: string): Promise<boolean> {
+  const pid = Number((await fs.readFile(path.join(pgdata, 'postmaster.pid'), 'utf8').catch(() => '')).split('\n')[0]);
+  if (!pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
   }
 }
