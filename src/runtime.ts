@@ -15,9 +15,12 @@ export interface DatabaseLocation {
 export async function locateDatabase(config: Config, say: (msg: string) => void = () => undefined): Promise<DatabaseLocation> {
   if (config.databaseUrl) return { url: config.databaseUrl, embedded: false, release: async () => undefined };
   const server = await startEmbeddedPostgres(config.dataDir);
+  const where = server.relocatedTo
+    ? `data in ${server.pgdata}, linked from ${config.dataDir}: the postgres user cannot reach it there`
+    : `data in ${config.dataDir}`;
   say(server.started
-    ? `Started the embedded PostgreSQL on 127.0.0.1:${server.port} (data in ${config.dataDir})`
-    : `Using the embedded PostgreSQL already running on 127.0.0.1:${server.port} (data in ${config.dataDir})`);
+    ? `Started the embedded PostgreSQL on 127.0.0.1:${server.port} (${where})`
+    : `Using the embedded PostgreSQL already running on 127.0.0.1:${server.port} (${where})`);
   return { url: server.url, embedded: true, release: () => server.release() };
 }
 

@@ -182,7 +182,10 @@ export async function cleanUp(dataDirs: string[]): Promise<void> {
       process.kill(pid, 'SIGQUIT'); // immediate shutdown: the directory is thrown away anyway
       await gone(pid, 10_000);
     }
+    // As root with a data directory the postgres user cannot reach, the cluster is elsewhere.
+    const cluster = await fs.realpath(path.join(dir, 'postgres')).catch(() => null);
     await fs.rm(dir, { recursive: true, force: true });
+    if (cluster && !cluster.startsWith(`${dir}${path.sep}`)) await fs.rm(cluster, { recursive: true, force: true });
   }
 }
 

@@ -34,9 +34,11 @@ if (process.env.DATABASE_URL) {
   const server = await startEmbeddedPostgres(dir);
   serverUrl = server.urlFor('postgres');
   console.log(`Tests use an embedded PostgreSQL on 127.0.0.1:${server.port}.`);
+  if (server.relocatedTo) console.log(`(The postgres user cannot reach ${dir}: the cluster is in ${server.relocatedTo}.)`);
   cleanup = async () => {
     await server.release({ forceStop: true });
     await fs.rm(dir, { recursive: true, force: true });
+    if (server.relocatedTo) await fs.rm(server.relocatedTo, { recursive: true, force: true });
   };
 }
 

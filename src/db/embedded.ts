@@ -6,6 +6,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import lockfile from 'proper-lockfile';
 import pg from 'pg';
+import { asUser, clusterHome, reachableBinaries, serverOsUser, type Binaries, type OsUser } from './embedded-home.ts';
 
 const run = promisify(execFile);
 
@@ -22,6 +23,8 @@ const run = promisify(execFile);
  *   .embedded-postgres.lock  held while a process decides to start, reuse or stop the server
  *   postgres/pgdata/         PGDATA (made as postgres/pgdata.initdb, renamed when complete)
  *   postgres/server.log      the server's log (the previous one in server.log.1 past 10 MB)
+ * As root with a data directory the `postgres` user cannot reach, `postgres` is a link to the
+ * server's directory under /var/lib/jobsite (see embedded-home.ts).
  */
 export interface EmbeddedPostgres {
   /** Connection URL for the `jobsite` database. */
@@ -29,21 +32,14 @@ export interface EmbeddedPostgres {
   /** Connection URL for any database on the same server. */
   urlFor(database: string): string;
   port: number;
+  /** PGDATA: under the data directory, or where it was relocated to. */
+  pgdata: string;
+  /** The server's directory (PGDATA and its log), when it is not under the data directory. */
+  relocatedTo: string | null;
   /** Whether this call started the server (false: it was already running and is reused). */
   started: boolean;
   /** Leaves the server; stops it when no other jobsite process is still using it. */
   release(options?: { forceStop?: boolean }): Promise<void>;
-}
-
-interface Binaries {
-  postgres: string;
-  pg_ctl: string;
-  initdb: string;
-}
-
-interface OsUser {
-  uid: number;
-  gid: number;
 }
 
 const PRESENCE = 'jobsite-presence';
@@ -57,31 +53,6 @@ async function loadBinaries(): Promise<Binaries> {
     throw new Error(`No embedded PostgreSQL binaries for ${process.platform}-${process.arch} (npm package ${pkg}). ` +
       'Set DATABASE_URL to use an external PostgreSQL server instead.');
   }
-}
-
-/** PostgreSQL refuses to run as root: as root we run it as the `postgres` OS user, created if missing. */
-async function serverOsUser(): Promise<OsUser | null> {
-  if (process.getuid?.() !== 0) return null;
-  const lookup = async (): Promise<OsUser | null> => {
-    try {
-      const uid = Number((await run('id', ['-u', 'postgres'])).stdout.trim());
-      const gid = Number((await run('id', ['-g', 'postgres'])).stdout.trim());
-      return { uid, gid };
-    } catch {
-      return null;
-    }
-  };
-  const existing = await lookup();
-  if (existing) return existing;
-  await run('sh', ['-c', 'getent group postgres >/dev/null || groupadd --system postgres']);
-  await run('useradd', ['--system', '-g', 'postgres', '--no-create-home', '--shell', '/usr/sbin/nologin', 'postgres']);
-  const created = await lookup();
-  if (!created) throw new Error('Could not create the "postgres" OS user that the embedded PostgreSQL runs as.');
-  return created;
-}
-
-function asUser(user: OsUser | null) {
-  return { ...(user ?? {}), env: { ...process.env, LC_ALL: 'C', LANG: 'C' } };
 }
 
 async function freeLoopbackPort(): Promise<number> {
@@ -229,10 +200,8 @@ async function otherPresences(client: pg.Client): Promise<number> {
 }
 
 export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPostgres> {
-  const bin = await loadBinaries();
   const user = await serverOsUser();
-  const serverDir = path.join(dataDir, 'postgres');
-  const pgdata = path.join(serverDir, 'pgdata');
+  const bin = await reachableBinaries(await loadBinaries(), user);
   await fs.mkdir(dataDir, { recursive: true });
 
   // One process at a time decides whether to start or reuse the server (and, later, to stop it).
@@ -251,7 +220,12 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
   let port: number;
   let password: string;
   let presence: pg.Client;
+  let serverDir: string;
+  let relocated: boolean;
+  let pgdata: string;
   try {
+    ({ serverDir, relocated } = await clusterHome(dataDir, user));
+    pgdata = path.join(serverDir, 'pgdata');
     password = await initialise(bin, dataDir, serverDir, pgdata, user);
     const running = await livePort(pgdata);
     if (running) {
@@ -284,6 +258,8 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
     url: urlFor(DEFAULT_DATABASE),
     urlFor,
     port,
+    pgdata,
+    relocatedTo: relocated ? serverDir : null,
     started,
     async release({ forceStop = false } = {}) {
       if (released) return;
