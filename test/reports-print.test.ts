@@ -65,6 +65,11 @@ describe('text in any script', () => {
       ['NotoSans-Regular', '?!'],
     ]);
     assert.equal(runsOf('Straße', 'bold')[0]!.face.name, 'NotoSans-Bold');
+    // A line break opens the next run (pdfkit ignores one that ends a continued fragment).
+    assert.deepEqual(runsOf('현장\nsecond line\n', 'regular').map((r) => [r.face.name, r.text]), [
+      ['NotoSansKR-Regular', '현장'],
+      ['NotoSans-Regular', '\nsecond line\n'],
+    ]);
   });
 
   it('prints Polish, Turkish, Greek, Cyrillic and CJK captions, project name, names, tasks and comments exactly', async () => {

@@ -67,17 +67,26 @@ export function runsOf(text: string, weight: Weight): TextRun[] {
   const chain = CHAINS[weight];
   const runs: TextRun[] = [];
   let current: TextRun | undefined;
+  // A line break opens the next run rather than end this one: pdfkit drops a break that ends a `continued` fragment.
+  let pending = '';
   for (let ch of text) {
     if (IGNORABLE.test(ch)) continue;
-    let chosen = current?.face ?? chain[0]!;
-    if (!NEUTRAL.test(ch)) {
-      const cp = ch.codePointAt(0)!;
-      const found = chain.find((f) => fontOf(f).hasGlyphForCodePoint(cp));
-      chosen = found ?? chain[0]!;
-      if (!found) ch = '?';
+    if (ch === '\n') current = undefined;
+    if (NEUTRAL.test(ch)) {
+      if (current) current.text += ch;
+      else pending += ch;
+      continue;
     }
+    const found = chain.find((f) => fontOf(f).hasGlyphForCodePoint(ch.codePointAt(0)!));
+    if (!found) ch = '?';
+    const chosen = found ?? chain[0]!;
     if (current?.face !== chosen) runs.push(current = { face: chosen, text: '' });
-    current.text += ch;
+    current.text += pending + ch;
+    pending = '';
+  }
+  if (pending) {
+    if (runs.length > 0) runs[runs.length - 1]!.text += pending;
+    else runs.push({ face: chain[0]!, text: pending });
   }
   return runs;
 }
