@@ -10,6 +10,8 @@ export interface ParsedPdf {
   pages: string[];
   /** Images painted on each page. */
   imagesPerPage: number[];
+  /** The pixel size of each image painted on each page. */
+  imageSizes: { width: number; height: number }[][];
   title: string | null;
 }
 
@@ -18,16 +20,19 @@ export async function parsePdf(bytes: Buffer): Promise<ParsedPdf> {
   try {
     const pages: string[] = [];
     const imagesPerPage: number[] = [];
+    const imageSizes: { width: number; height: number }[][] = [];
     for (let n = 1; n <= doc.numPages; n++) {
       const page = await doc.getPage(n);
       const content = await page.getTextContent();
       pages.push(content.items.map((i) => ('str' in i ? i.str : '')).join(' ').replace(/\s+/g, ' '));
       const ops = await page.getOperatorList();
-      imagesPerPage.push(ops.fnArray.filter((f) => f === OPS.paintImageXObject).length);
+      const painted = ops.fnArray.flatMap((f, i) => (f === OPS.paintImageXObject ? [ops.argsArray[i] as [string, number, number]] : []));
+      imagesPerPage.push(painted.length);
+      imageSizes.push(painted.map(([, width, height]) => ({ width, height })));
     }
     const meta = await doc.getMetadata();
     const title = (meta.info as { Title?: string }).Title ?? null;
-    return { pageCount: doc.numPages, pages, imagesPerPage, title };
+    return { pageCount: doc.numPages, pages, imagesPerPage, imageSizes, title };
   } finally {
     await doc.destroy();
   }

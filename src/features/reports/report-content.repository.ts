@@ -10,6 +10,8 @@ export interface ReportHeader {
   projectName: string;
   address: string | null;
   workspaceName: string;
+  /** The project's cover photo, when it has one that is processed. */
+  coverPhoto: { id: string; variants: Record<string, StoredVariant> } | null;
 }
 
 export interface ReportPhotoRow {
@@ -46,12 +48,15 @@ export interface ReportCommentRow {
 export class ReportContentRepository {
   async header(db: Executor, projectId: string): Promise<ReportHeader | undefined> {
     const row = await db.selectFrom('projects as p').innerJoin('workspaces as w', 'w.id', 'p.workspace_id')
+      .leftJoin('photos as c', (join) => join.onRef('c.id', '=', 'p.cover_photo_id').on('c.processing_status', '=', 'processed'))
       .select(['p.name', 'p.street_address_1', 'p.street_address_2', 'p.city', 'p.state', 'p.postal_code', 'p.country', 'w.name as workspace_name'])
+      .select(['c.id as cover_id', 'c.variants as cover_variants'])
       .where('p.id', '=', projectId).executeTakeFirst();
     if (!row) return undefined;
     const cityLine = [row.postal_code, row.city, row.state].filter(Boolean).join(' ');
     const address = [row.street_address_1, row.street_address_2, cityLine, row.country].filter(Boolean).join(', ');
-    return { projectName: row.name, address: address || null, workspaceName: row.workspace_name };
+    const coverPhoto = row.cover_id && row.cover_variants ? { id: row.cover_id, variants: row.cover_variants } : null;
+    return { projectName: row.name, address: address || null, workspaceName: row.workspace_name, coverPhoto };
   }
 
   async userName(db: Executor, userId: string): Promise<string> {

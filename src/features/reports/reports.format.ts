@@ -55,18 +55,16 @@ export function formatCoordinates(lat: number, lon: number, altitude: number | n
 }
 
 /**
- * The built-in PDF fonts (Helvetica) cover Windows-1252: other characters would print as
- * garbage, so they become `?`; control characters (but newlines) go.
+ * Text as printed: NFC (one code point per accented letter, what the fonts map), control
+ * characters (but newlines) as spaces. Which font draws what is report-fonts.ts's business.
  */
-const WIN_ANSI_EXTRA = new Set('€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ');
 export function printable(text: string): string {
   let out = '';
   for (const ch of text.normalize('NFC')) {
     const code = ch.codePointAt(0)!;
     if (ch === '\n') out += ch;
     else if (code < 0x20 || code === 0x7f || (code >= 0x80 && code < 0xa0)) out += ' ';
-    else if (code <= 0xff || WIN_ANSI_EXTRA.has(ch)) out += ch;
-    else out += '?';
+    else out += ch;
   }
   return out;
 }

@@ -3,8 +3,8 @@ import sharp from 'sharp';
 import { enqueue } from '../../jobs/enqueue.ts';
 import type { JobDeps } from '../../jobs/queue.ts';
 import type { BlobStore } from '../../storage/blob-store.ts';
-import { ReportContentRepository } from './report-content.repository.ts';
-import { drawReport, newReportDocument, type PrintPhoto } from './reports.pdf.ts';
+import { ReportContentRepository, type ReportPhotoRow } from './report-content.repository.ts';
+import { drawReport, newReportDocument, type PrintImage, type PrintPhoto } from './reports.pdf.ts';
 import { ReportsRepository, type ReportRow } from './reports.repository.ts';
 import { RENDER_REPORT, reportSigner, toReportView } from './reports.views.ts';
 
@@ -101,11 +101,13 @@ export class ReportJobs {
     const header = await this.content.header(db, report.project_id);
     if (!header) throw new ReportRenderError('the project no longer exists');
     const rows = await this.content.photos(db, report.project_id, report.selection);
-    const photos: PrintPhoto[] = rows.map((r) => {
-      const image = (options.include_annotations ? r.variants.annotated : undefined) ?? r.variants.large;
-      if (!image) throw new ReportRenderError(`photo ${r.id} has no large image to print`);
-      return { ...r, image: { key: image.key, width: image.width, height: image.height } };
-    });
+    const printed = (photo: { id: string; variants: ReportPhotoRow['variants'] }): PrintImage => {
+      const image = (options.include_annotations ? photo.variants.annotated : undefined) ?? photo.variants.large;
+      if (!image) throw new ReportRenderError(`photo ${photo.id} has no large image to print`);
+      return { key: image.key, width: image.width, height: image.height };
+    };
+    const photos: PrintPhoto[] = rows.map((r) => ({ ...r, image: printed(r) }));
+    const coverPhoto = header.coverPhoto ? { id: header.coverPhoto.id, image: printed(header.coverPhoto) } : null;
     const tasks = options.include_tasks ? await this.content.tasks(db, report.project_id) : null;
     const comments = options.include_comments ? await this.content.comments(db, report.project_id, rows.map((r) => r.id)) : null;
     const requestedBy = await this.content.userName(db, report.requested_by);
@@ -123,7 +125,7 @@ export class ReportJobs {
     };
     try {
       const pageCount = await drawReport(doc, {
-        title: report.title, header, requestedBy, options, generatedAt: new Date(), photos, tasks, comments,
+        title: report.title, header, requestedBy, options, generatedAt: new Date(), photos, tasks, comments, coverPhoto,
       }, (photo, width, height) => this.printedImage(photo, width, height), waitForRoom);
       doc.end();
       const { byteSize } = await stored;
@@ -137,7 +139,7 @@ export class ReportJobs {
   }
 
   /** The photo's image, downscaled to the pixels it is printed with (one photo's bytes at a time). */
-  private async printedImage(photo: PrintPhoto, width: number, height: number): Promise<Buffer> {
+  private async printedImage(photo: { id: string; image: PrintImage }, width: number, height: number): Promise<Buffer> {
     const bytes = await this.blobs.read(photo.image.key);
     if (!bytes) throw new ReportRenderError(`the image of photo ${photo.id} is missing from storage`);
     try {

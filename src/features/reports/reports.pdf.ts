@@ -2,6 +2,7 @@ import os from 'node:os';
 import PDFDocument from 'pdfkit';
 import type { ReportOptions } from '../../db/schema.ts';
 import type { ReportCommentRow, ReportHeader, ReportTaskRow } from './report-content.repository.ts';
+import { lineHeightOf, writeText, type Weight } from './report-fonts.ts';
 import { dayKey, formatCoordinates, formatDay, formatTime, printable } from './reports.format.ts';
 
 /** One photo as the report prints it; the image itself is loaded when its page is drawn. */
@@ -15,7 +16,13 @@ export interface PrintPhoto {
   creatorName: string;
   tags: string[];
   /** The blob to print (the `large` or `annotated` variant) and its size in pixels. */
-  image: { key: string; width: number; height: number };
+  image: PrintImage;
+}
+
+export interface PrintImage {
+  key: string;
+  width: number;
+  height: number;
 }
 
 export interface ReportDocumentInput {
@@ -27,10 +34,12 @@ export interface ReportDocumentInput {
   photos: PrintPhoto[];
   tasks: ReportTaskRow[] | null;
   comments: ReportCommentRow[] | null;
+  /** The project's cover photo; without one the cover shows the report's first photo. */
+  coverPhoto: { id: string; image: PrintImage } | null;
 }
 
 /** Gives the JPEG to print for a photo, at most `width` × `height` pixels. */
-export type LoadImage = (photo: PrintPhoto, width: number, height: number) => Promise<Buffer>;
+export type LoadImage = (photo: { id: string; image: PrintImage }, width: number, height: number) => Promise<Buffer>;
 
 /** Images are printed at this resolution: sharp for paper, small for e-mail. */
 export const PRINT_DPI = 150;
@@ -45,6 +54,9 @@ const SIZES = { letter: [612, 792], a4: [595.28, 841.89] } as const;
 const GRID = { 1: { cols: 1, rows: 1, font: 10 }, 2: { cols: 1, rows: 2, font: 9 }, 4: { cols: 2, rows: 2, font: 8 } } as const;
 /** Lines under a photo: caption (two), time, coordinates, tags, author. */
 const TEXT_LINES = 6;
+const DAY_FONT = 14;
+/** The band a day heading takes above a row of photos. */
+const DAY_BAND = Math.ceil(lineHeightOf(DAY_FONT)) + 6;
 
 export function newReportDocument(title: string, pageSize: ReportOptions['page_size']): PDFKit.PDFDocument {
   return new PDFDocument({
@@ -63,24 +75,33 @@ export function newReportDocument(title: string, pageSize: ReportOptions['page_s
  * photos, so a slow store holds the renderer back instead of the PDF piling up in memory.
  */
 export async function drawReport(doc: PDFKit.PDFDocument, input: ReportDocumentInput, loadImage: LoadImage, waitForRoom: () => Promise<void>): Promise<number> {
-  drawCover(doc, input);
+  await drawCover(doc, input, loadImage);
   await drawPhotos(doc, input, loadImage, waitForRoom);
   if (input.tasks) drawTasks(doc, input.tasks, input.options.time_zone);
   if (input.comments) drawComments(doc, input.comments, input.options.time_zone);
   return drawFooters(doc, input);
 }
 
-function drawCover(doc: PDFKit.PDFDocument, input: ReportDocumentInput): void {
+/** `doc.text` in the report's fonts (any script), black unless told. */
+function write(doc: PDFKit.PDFDocument, text: string, weight: Weight, size: number, x: number | undefined, y: number | undefined, options: PDFKit.Mixins.TextOptions = {}): void {
+  writeText(doc, printable(text), weight, size, x, y, options);
+}
+
+/** Title, project and address; the cover photo (the project's, else the first one printed); the facts. */
+async function drawCover(doc: PDFKit.PDFDocument, input: ReportDocumentInput, loadImage: LoadImage): Promise<void> {
   const { header, options, photos } = input;
   const zone = options.time_zone;
   doc.addPage();
   const width = doc.page.width - 2 * MARGIN;
-  doc.y = 170;
-  doc.font('Helvetica-Bold').fontSize(26).fillColor('black').text(printable(input.title), MARGIN, doc.y, { width });
-  doc.moveDown(0.6);
-  doc.font('Helvetica-Bold').fontSize(16).text(printable(header.projectName), { width });
-  if (header.address) doc.font('Helvetica').fontSize(12).fillColor(GREY).text(printable(header.address), { width });
-  doc.fillColor('black').moveDown(2);
+  doc.fillColor('black');
+  write(doc, input.title, 'bold', 26, MARGIN, MARGIN + 20, { width });
+  doc.moveDown(0.2);
+  write(doc, header.projectName, 'bold', 16, MARGIN, doc.y, { width });
+  if (header.address) {
+    doc.fillColor(GREY);
+    write(doc, header.address, 'regular', 12, MARGIN, doc.y, { width });
+  }
+  doc.fillColor('black');
 
   const first = photos[0];
   const last = photos[photos.length - 1];
@@ -95,68 +116,81 @@ function drawCover(doc: PDFKit.PDFDocument, input: ReportDocumentInput): void {
     ['Requested by', input.requestedBy],
     ['Generated', formatTime(input.generatedAt, zone)],
   ];
+  const factLine = lineHeightOf(11) + 4;
+  // The facts sit at the foot of the page; the picture takes the room between them and the title.
+  const factsTop = doc.page.height - MARGIN - facts.length * factLine - 10;
+  const picture = input.coverPhoto ?? first;
+  const top = doc.y + GAP;
+  if (picture && factsTop - GAP - top >= 80) {
+    const f = fit(picture.image, width, factsTop - GAP - top);
+    const jpeg = await loadImage(picture, f.pixelWidth, f.pixelHeight);
+    doc.image(jpeg, MARGIN + (width - f.width) / 2, top, { width: f.width, height: f.height });
+  }
+  let y = Math.max(factsTop, top);
   for (const [label, value] of facts) {
-    const y = doc.y;
-    doc.font('Helvetica-Bold').fontSize(11).text(label, MARGIN, y, { width: 110 });
-    doc.font('Helvetica').text(printable(value), MARGIN + 120, y, { width: width - 120 });
-    doc.moveDown(0.4);
+    write(doc, label, 'bold', 11, MARGIN, y, { width: 110, lineBreak: false });
+    write(doc, value, 'regular', 11, MARGIN + 120, y, { width: width - 120, height: factLine, ellipsis: true });
+    y += factLine;
   }
 }
 
-interface Slot {
-  x: number;
-  y: number;
-  w: number;
-  h: number;
-}
-
-/** The slots of one photo page, top-left first, below the day heading. */
-function slotsOf(pageSize: ReportOptions['page_size'], layout: ReportOptions['layout']): Slot[] {
-  const { cols, rows } = GRID[layout];
-  const [pageWidth, pageHeight] = SIZES[pageSize];
-  const top = MARGIN + 28;
-  const w = (pageWidth - 2 * MARGIN - (cols - 1) * GAP) / cols;
-  const h = (pageHeight - MARGIN - top - (rows - 1) * GAP) / rows;
-  const slots: Slot[] = [];
-  for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) slots.push({ x: MARGIN + c * (w + GAP), y: top + r * (h + GAP), w, h });
-  return slots;
-}
-
-/** Pages of photos in capture order; a new day starts a new page under its own heading. */
+/**
+ * Photos in capture order, flowing from page to page: rows of the layout's columns, at most
+ * the layout's count on a page. A new day starts a new row under its date heading, on the same
+ * page when the row still fits; a day going on over a page is headed `(continued)`.
+ */
 async function drawPhotos(doc: PDFKit.PDFDocument, input: ReportDocumentInput, loadImage: LoadImage, waitForRoom: () => Promise<void>): Promise<void> {
   const { photos, options } = input;
   if (photos.length === 0) return;
   const zone = options.time_zone;
-  const font = GRID[options.layout].font;
-  const lineHeight = font * 1.2;
-  const textHeight = TEXT_LINES * lineHeight + 6;
-  // Every photo page has the same slots: their size decides each photo's printed size up front.
-  const slots = slotsOf(options.page_size, options.layout);
-  const placed = photos.map((photo) => ({ photo, ...fit(photo.image, slots[0]!.w, slots[0]!.h - textHeight) }));
+  const { cols, rows, font }: { cols: number; rows: number; font: number } = GRID[options.layout];
+  const [pageWidth, pageHeight] = SIZES[options.page_size];
+  const bottom = pageHeight - MARGIN;
+  // Every row may have a day heading above it, so a page of full rows always fits.
+  const cell = {
+    w: (pageWidth - 2 * MARGIN - (cols - 1) * GAP) / cols,
+    h: (pageHeight - 2 * MARGIN - rows * DAY_BAND - (rows - 1) * GAP) / rows,
+  };
+  const textHeight = TEXT_LINES * lineHeightOf(font) + 6;
+  // Every cell has the same size: it decides each photo's printed size up front.
+  const placed = photos.map((photo) => ({ photo, ...fit(photo.image, cell.w, cell.h - textHeight) }));
 
   const images = prefetch(placed, (p) => loadImage(p.photo, p.pixelWidth, p.pixelHeight));
-  let slotIndex = slots.length;
+  const heading = (date: Date, y: number, continued: boolean) => {
+    doc.fillColor('black');
+    write(doc, `${formatDay(date, zone)}${continued ? ' (continued)' : ''}`, 'bold', DAY_FONT, MARGIN, y, { width: pageWidth - 2 * MARGIN, lineBreak: false });
+  };
+  let y = Infinity;
+  let rowY = 0;
+  let col = cols;
   let currentDay = '';
   for (const [i, p] of placed.entries()) {
     const day = dayKey(p.photo.capturedAt, zone);
-    if (slotIndex >= slots.length || day !== currentDay) {
-      if (i > 0) await waitForRoom();
-      doc.addPage();
-      const continued = day === currentDay;
+    const newDay = day !== currentDay;
+    if (newDay || col >= cols) {
+      if (y + (newDay ? DAY_BAND : 0) + cell.h > bottom + 0.5) {
+        if (i > 0) await waitForRoom();
+        doc.addPage();
+        heading(p.photo.capturedAt, MARGIN, !newDay);
+        y = MARGIN + DAY_BAND;
+      } else if (newDay) {
+        heading(p.photo.capturedAt, y, false);
+        y += DAY_BAND;
+      }
+      rowY = y;
+      y += cell.h + GAP;
+      col = 0;
       currentDay = day;
-      slotIndex = 0;
-      doc.font('Helvetica-Bold').fontSize(14).fillColor('black')
-        .text(`${formatDay(p.photo.capturedAt, zone)}${continued ? ' (continued)' : ''}`, MARGIN, MARGIN, { width: doc.page.width - 2 * MARGIN, lineBreak: false });
     }
-    const slot = slots[slotIndex++]!;
+    const x = MARGIN + col++ * (cell.w + GAP);
     const jpeg = (await images.next()).value as Buffer;
-    doc.image(jpeg, slot.x + (slot.w - p.width) / 2, slot.y, { width: p.width, height: p.height });
-    drawPhotoText(doc, p.photo, { x: slot.x, y: slot.y + p.height + 6, w: slot.w, h: textHeight }, font, zone);
+    doc.image(jpeg, x + (cell.w - p.width) / 2, rowY, { width: p.width, height: p.height });
+    drawPhotoText(doc, p.photo, { x, y: rowY + p.height + 6, w: cell.w }, font, zone);
   }
 }
 
 /** The printed size (points) of an image fitted into a box, and the pixels to print it with. */
-function fit(image: PrintPhoto['image'], boxWidth: number, boxHeight: number) {
+function fit(image: PrintImage, boxWidth: number, boxHeight: number) {
   const scale = Math.min(boxWidth / image.width, boxHeight / image.height);
   const width = image.width * scale;
   const height = image.height * scale;
@@ -164,11 +198,10 @@ function fit(image: PrintPhoto['image'], boxWidth: number, boxHeight: number) {
   return { width, height, pixelWidth: toPixels(width, image.width), pixelHeight: toPixels(height, image.height) };
 }
 
-function drawPhotoText(doc: PDFKit.PDFDocument, photo: PrintPhoto, box: Slot, font: number, zone: string): void {
-  const lineHeight = font * 1.2;
+function drawPhotoText(doc: PDFKit.PDFDocument, photo: PrintPhoto, box: { x: number; y: number; w: number }, font: number, zone: string): void {
+  const lineHeight = lineHeightOf(font);
   const line = (text: string, bold = false, lines = 1) => {
-    doc.font(bold ? 'Helvetica-Bold' : 'Helvetica').fontSize(font)
-      .text(printable(text), box.x, doc.y, { width: box.w, height: lines * lineHeight, ellipsis: true });
+    write(doc, text, bold ? 'bold' : 'regular', font, box.x, doc.y, { width: box.w, height: lines * lineHeight, ellipsis: true });
   };
   doc.fillColor('black');
   doc.y = box.y;
@@ -205,9 +238,16 @@ async function* prefetch<T>(items: T[], load: (item: T) => Promise<Buffer>): Asy
 
 function sectionHeading(doc: PDFKit.PDFDocument, title: string): number {
   doc.addPage();
-  doc.font('Helvetica-Bold').fontSize(18).fillColor('black').text(title, MARGIN, MARGIN);
+  doc.fillColor('black');
+  write(doc, title, 'bold', 18, MARGIN, MARGIN);
   doc.moveDown(0.5);
   return doc.page.width - 2 * MARGIN;
+}
+
+function none(doc: PDFKit.PDFDocument, width: number): void {
+  doc.fillColor(GREY);
+  write(doc, 'None.', 'regular', 10, MARGIN, doc.y, { width });
+  doc.fillColor('black');
 }
 
 function drawTasks(doc: PDFKit.PDFDocument, tasks: ReportTaskRow[], zone: string): void {
@@ -215,16 +255,18 @@ function drawTasks(doc: PDFKit.PDFDocument, tasks: ReportTaskRow[], zone: string
   const open = tasks.filter((t) => t.status === 'open');
   const done = tasks.filter((t) => t.status === 'completed');
   for (const [label, list] of [[`Open (${open.length})`, open], [`Completed (${done.length})`, done]] as const) {
-    doc.font('Helvetica-Bold').fontSize(13).text(label, MARGIN, doc.y, { width });
+    write(doc, label, 'bold', 13, MARGIN, doc.y, { width });
     doc.moveDown(0.3);
-    if (list.length === 0) doc.font('Helvetica-Oblique').fontSize(10).fillColor(GREY).text('None.', { width }).fillColor('black');
+    if (list.length === 0) none(doc, width);
     for (const task of list) {
       const details = task.status === 'open'
         ? [task.assigneeName ? `assigned to ${task.assigneeName}` : 'unassigned', task.dueAt ? `due ${formatTime(task.dueAt, zone)}` : null]
         : [task.completedAt ? `completed ${formatTime(task.completedAt, zone)}` : 'completed', task.completedByName ? `by ${task.completedByName}` : null];
-      doc.font('Helvetica-Bold').fontSize(10).fillColor('black').text(`- ${printable(task.title)}`, MARGIN, doc.y, { width, continued: true })
-        .font('Helvetica').fillColor(GREY).text(`  ${printable(details.filter(Boolean).join(', '))}`).fillColor('black');
-      doc.moveDown(0.2);
+      doc.fillColor('black');
+      write(doc, `- ${task.title}`, 'bold', 10, MARGIN, doc.y, { width, continued: true });
+      doc.fillColor(GREY);
+      write(doc, `  ${details.filter(Boolean).join(', ')}`, 'regular', 10, undefined, undefined);
+      doc.fillColor('black').moveDown(0.2);
     }
     doc.moveDown(0.8);
   }
@@ -232,21 +274,24 @@ function drawTasks(doc: PDFKit.PDFDocument, tasks: ReportTaskRow[], zone: string
 
 function drawComments(doc: PDFKit.PDFDocument, comments: ReportCommentRow[], zone: string): void {
   const width = sectionHeading(doc, 'Comments');
-  if (comments.length === 0) doc.font('Helvetica-Oblique').fontSize(10).fillColor(GREY).text('None.', { width }).fillColor('black');
+  if (comments.length === 0) none(doc, width);
   for (const c of comments) {
     const on = c.subjectType === 'project' ? 'on the project'
       : `on ${c.subjectType}${c.subjectLabel ? ` "${c.subjectLabel}"` : ''}`;
-    doc.font('Helvetica-Bold').fontSize(10).fillColor('black').text(printable(c.authorName), MARGIN, doc.y, { width, continued: true })
-      .font('Helvetica').fillColor(GREY).text(printable(`  ${formatTime(c.createdAt, zone)}, ${on}`));
-    doc.fillColor('black').font('Helvetica').fontSize(10).text(printable(c.body), { width });
+    doc.fillColor('black');
+    write(doc, c.authorName, 'bold', 10, MARGIN, doc.y, { width, continued: true });
+    doc.fillColor(GREY);
+    write(doc, `  ${formatTime(c.createdAt, zone)}, ${on}`, 'regular', 10, undefined, undefined);
+    doc.fillColor('black');
+    write(doc, c.body, 'regular', 10, MARGIN, doc.y, { width });
     doc.moveDown(0.7);
   }
 }
 
-/** "Workspace · Project · Title" and "Page n of N" at the foot of every page. */
+/** "Title · day generated" and "Page n of N" at the foot of every page (the project is on the cover). */
 function drawFooters(doc: PDFKit.PDFDocument, input: ReportDocumentInput): number {
   const { start, count } = doc.bufferedPageRange();
-  const label = printable(`${input.header.workspaceName} · ${input.header.projectName} · ${input.title}`);
+  const label = `${input.title} · ${formatDay(input.generatedAt, input.options.time_zone)}`;
   for (let i = start; i < start + count; i++) {
     doc.switchToPage(i);
     const bottom = doc.page.margins.bottom;
@@ -254,9 +299,9 @@ function drawFooters(doc: PDFKit.PDFDocument, input: ReportDocumentInput): numbe
     const y = doc.page.height - MARGIN + 20;
     const width = doc.page.width - 2 * MARGIN;
     doc.moveTo(MARGIN, y - 6).lineTo(MARGIN + width, y - 6).lineWidth(0.5).strokeColor('#bbbbbb').stroke();
-    doc.font('Helvetica').fontSize(8).fillColor(GREY);
-    doc.text(label, MARGIN, y, { width: width - 90, height: 10, ellipsis: true });
-    doc.text(`Page ${i - start + 1} of ${count}`, MARGIN + width - 90, y, { width: 90, align: 'right', lineBreak: false });
+    doc.fillColor(GREY);
+    write(doc, label, 'regular', 8, MARGIN, y, { width: width - 90, height: lineHeightOf(8), ellipsis: true });
+    write(doc, `Page ${i - start + 1} of ${count}`, 'regular', 8, MARGIN + width - 90, y, { width: 90, align: 'right', lineBreak: false });
     doc.page.margins.bottom = bottom;
   }
   doc.fillColor('black');

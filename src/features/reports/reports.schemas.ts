@@ -9,7 +9,7 @@ export const TITLE_MAX = 200;
 export const MAX_PHOTO_IDS = 1000;
 export const MAX_TAG_IDS = 50;
 
-const Layout = Type.Integer({ enum: [1, 2, 4], description: 'Photos per page: 1, 2 (stacked) or 4 (a 2 × 2 grid).' });
+const Layout = Type.Integer({ enum: [1, 2, 4], description: 'Photos per page, at most: 1, 2 (stacked) or 4 (a 2 × 2 grid). Days follow one another on a page, each under its date.' });
 const TimeZone = Type.String({ minLength: 1, maxLength: 64, description: 'IANA time zone (`Europe/Paris`, `America/Chicago`) the capture times and dates are printed in.' });
 const PageSize = StringEnum(['letter', 'a4'], { description: 'US Letter or ISO A4.' });
 
