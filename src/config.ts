@@ -101,7 +101,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
   const port = int('PORT', 3000, 0, 65535);
   const host = env.HOST || '127.0.0.1';
-  // Keep it above the 10 s delivery timeout in production; tests use less.
+  // Renewed every third of it while a delivery is in flight: it bounds how long a crashed worker's deliveries wait.
   const webhookLeaseSeconds = int('JOBSITE_WEBHOOK_LEASE_SECONDS', 30, 1, 3600);
   const rateLimitPerMinute = int('JOBSITE_RATE_LIMIT', 600, 1, 1_000_000_000);
 

@@ -38,7 +38,11 @@ export interface DispatcherOptions {
   maxPerEndpoint?: number;
   /** Largest batch one claim takes (default 64). */
   batchSize?: number;
-  /** How long a claim holds a delivery (default 30 s; JOBSITE_WEBHOOK_LEASE_SECONDS). Must exceed timeoutMs. */
+  /**
+   * How long a claim holds a delivery (default 30 s; JOBSITE_WEBHOOK_LEASE_SECONDS). The lease is
+   * renewed every third of it until the attempt is recorded, so it may be shorter than timeoutMs:
+   * it only bounds how long a crashed worker's deliveries wait before another sends them.
+   */
   leaseSeconds?: number;
   /** Deadline of one attempt: connect, headers and body (default 10 s). */
   timeoutMs?: number;
@@ -99,6 +103,10 @@ export class WebhookDispatcher {
 
   private running = false;
   private inFlight = 0;
+  /** The deliveries in flight or waiting to be recorded, with their claims' tokens: their leases are renewed. */
+  private readonly held = new Map<string, string>();
+  private renewTimer: NodeJS.Timeout | null = null;
+  private renewing: Promise<void> | null = null;
   private readonly sends = new Set<Promise<void>>();
   /** The claim loop, while it runs; `again` asks it for one more round. */
   private pumping: Promise<void> | null = null;
@@ -298,6 +306,7 @@ export class WebhookDispatcher {
 
   private launch(delivery: ClaimedDelivery): void {
     const endpointId = delivery.endpoint_id;
+    this.hold(delivery);
     this.inFlight++;
     this.perEndpoint.set(endpointId, (this.perEndpoint.get(endpointId) ?? 0) + 1);
     const done = this.deliver(delivery)
@@ -306,6 +315,7 @@ export class WebhookDispatcher {
         this.log.error({ err, delivery: delivery.id }, 'recording a webhook attempt failed');
       })
       .finally(() => {
+        this.release(delivery);
         this.inFlight--;
         this.sends.delete(done);
         const n = this.perEndpoint.get(endpointId)! - 1;
@@ -323,9 +333,44 @@ export class WebhookDispatcher {
     this.sends.add(done);
   }
 
+  /**
+   * Keeps the delivery's lease alive until its attempt is recorded: a receiver slower than the
+   * lease, or a slow database when recording, must not let another worker send it again.
+   */
+  private hold(d: ClaimedDelivery): void {
+    this.held.set(d.id, d.lease_token);
+    if (this.renewTimer) return;
+    this.renewTimer = setInterval(() => this.renewLeases(), Math.max(100, Math.floor(this.leaseSeconds * 1000 / 3)));
+  }
+
+  private release(d: ClaimedDelivery): void {
+    // Once recorded, the delivery may already be claimed again (a retry due at once), by this dispatcher too.
+    if (this.held.get(d.id) === d.lease_token) this.held.delete(d.id);
+    if (this.held.size || !this.renewTimer) return;
+    clearInterval(this.renewTimer);
+    this.renewTimer = null;
+  }
+
+  private renewLeases(): void {
+    if (this.renewing || !this.held.size) return;
+    const held = [...this.held].map(([id, token]) => ({ id, token }));
+    this.renewing = this.repo.renewLeases(this.db, held, this.leaseSeconds)
+      .then((lost) => {
+        for (const id of lost) {
+          if (!this.held.has(id)) continue;
+          this.log.warn({ delivery: id }, 'lost the lease of a webhook delivery in flight (another worker claimed it); its outcome will be logged as an attempt only');
+        }
+      })
+      // The next tick tries again; if the lease runs out meanwhile, the token keeps the records apart.
+      .catch((err: unknown) => this.log.warn({ err }, 'renewing webhook delivery leases failed'))
+      .finally(() => {
+        this.renewing = null;
+      });
+  }
+
   private async deliver(d: ClaimedDelivery): Promise<void> {
     if (!d.enabled || !d.url || !d.secret) {
-      await this.failures.run(() => this.repo.failUnsent(this.db, d.id, this.clock.now()));
+      await this.failures.run(() => this.repo.failUnsent(this.db, d.id, d.lease_token, this.clock.now()));
       return;
     }
     const outcome = await this.send(d);
@@ -346,7 +391,7 @@ export class WebhookDispatcher {
       'x-service-event': d.event,
       'x-service-delivery': d.id,
     };
-    const base = { deliveryId: d.id, endpointId: d.endpoint_id, attemptedAt };
+    const base = { deliveryId: d.id, leaseToken: d.lease_token, endpointId: d.endpoint_id, attemptedAt };
     const started = performance.now();
     let response: OutboundResponse;
     try {
@@ -399,7 +444,9 @@ export class WebhookDispatcher {
       const next = endpoint.enabled && !disable ? nextAttempt(d.attempt_count, outcome.retryAfterMs, this.random) : { retry: false as const };
       const nextAt = next.retry ? new Date(now.getTime() + next.delayMs) : null;
       const error = !endpoint.enabled || disable ? 'endpoint disabled' : lastError;
-      if (!(await this.repo.recordFailure(tx, record, nextAt, error, now))) return;
+      const recorded = await this.repo.recordFailure(tx, record, nextAt, error, now);
+      if (recorded === 'lost') this.log.warn({ delivery: d.id }, 'a webhook delivery whose lease was lost failed; logged as an attempt only');
+      if (recorded !== 'recorded') return;
       await this.repo.markFailing(tx, endpoint.id, now);
       if (disable) {
         const row = await this.repo.disableEndpoint(tx, endpoint.id, disable, now);
