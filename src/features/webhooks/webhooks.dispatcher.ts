@@ -11,6 +11,7 @@ import { parseAllowList } from '../../http/ssrf-guard.ts';
 import { EventLog, DELIVERIES_CHANNEL } from '../events/events.log.ts';
 import { DeliveriesRepository, type AttemptRecord, type ClaimedDelivery, type DisabledReason } from './deliveries.repository.ts';
 import { nextAttempt, parseRetryAfter, type RandomSource } from './retry-schedule.ts';
+import { LeaseKeeper } from './webhooks.leases.ts';
 import { signatureHeaders } from './webhooks.signing.ts';
 import { toWebhookView } from './webhooks.views.ts';
 
@@ -94,6 +95,8 @@ export class WebhookDispatcher {
   private readonly maxPerEndpoint: number;
   /** In-flight deliveries per endpoint id (only endpoints with any). */
   private readonly perEndpoint = new Map<string, number>();
+  /** Renews the leases of the deliveries in flight or waiting to be recorded. */
+  private readonly leases: LeaseKeeper;
   private readonly batchSize: number;
   private readonly leaseSeconds: number;
   private readonly timeoutMs: number;
@@ -103,10 +106,6 @@ export class WebhookDispatcher {
 
   private running = false;
   private inFlight = 0;
-  /** The deliveries in flight or waiting to be recorded, with their claims' tokens: their leases are renewed. */
-  private readonly held = new Map<string, string>();
-  private renewTimer: NodeJS.Timeout | null = null;
-  private renewing: Promise<void> | null = null;
   private readonly sends = new Set<Promise<void>>();
   /** The claim loop, while it runs; `again` asks it for one more round. */
   private pumping: Promise<void> | null = null;
@@ -145,6 +144,7 @@ export class WebhookDispatcher {
     this.maxPerEndpoint = Math.max(1, Math.min(options.maxPerEndpoint ?? this.maxInFlight >> 2, this.maxInFlight));
     this.batchSize = Math.min(options.batchSize ?? 64, this.maxInFlight);
     this.leaseSeconds = options.leaseSeconds ?? 30;
+    this.leases = new LeaseKeeper(this.db, this.repo, this.leaseSeconds, this.log);
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.pollMs = options.pollMs ?? 1000;
     this.reconnectMs = options.reconnectMs ?? 1000;
@@ -306,7 +306,7 @@ export class WebhookDispatcher {
 
   private launch(delivery: ClaimedDelivery): void {
     const endpointId = delivery.endpoint_id;
-    this.hold(delivery);
+    this.leases.hold(delivery);
     this.inFlight++;
     this.perEndpoint.set(endpointId, (this.perEndpoint.get(endpointId) ?? 0) + 1);
     const done = this.deliver(delivery)
@@ -315,7 +315,7 @@ export class WebhookDispatcher {
         this.log.error({ err, delivery: delivery.id }, 'recording a webhook attempt failed');
       })
       .finally(() => {
-        this.release(delivery);
+        this.leases.release(delivery);
         this.inFlight--;
         this.sends.delete(done);
         const n = this.perEndpoint.get(endpointId)! - 1;
@@ -331,41 +331,6 @@ export class WebhookDispatcher {
         if (wake) this.wake();
       });
     this.sends.add(done);
-  }
-
-  /**
-   * Keeps the delivery's lease alive until its attempt is recorded: a receiver slower than the
-   * lease, or a slow database when recording, must not let another worker send it again.
-   */
-  private hold(d: ClaimedDelivery): void {
-    this.held.set(d.id, d.lease_token);
-    if (this.renewTimer) return;
-    this.renewTimer = setInterval(() => this.renewLeases(), Math.max(100, Math.floor(this.leaseSeconds * 1000 / 3)));
-  }
-
-  private release(d: ClaimedDelivery): void {
-    // Once recorded, the delivery may already be claimed again (a retry due at once), by this dispatcher too.
-    if (this.held.get(d.id) === d.lease_token) this.held.delete(d.id);
-    if (this.held.size || !this.renewTimer) return;
-    clearInterval(this.renewTimer);
-    this.renewTimer = null;
-  }
-
-  private renewLeases(): void {
-    if (this.renewing || !this.held.size) return;
-    const held = [...this.held].map(([id, token]) => ({ id, token }));
-    this.renewing = this.repo.renewLeases(this.db, held, this.leaseSeconds)
-      .then((lost) => {
-        for (const id of lost) {
-          if (!this.held.has(id)) continue;
-          this.log.warn({ delivery: id }, 'lost the lease of a webhook delivery in flight (another worker claimed it); its outcome will be logged as an attempt only');
-        }
-      })
-      // The next tick tries again; if the lease runs out meanwhile, the token keeps the records apart.
-      .catch((err: unknown) => this.log.warn({ err }, 'renewing webhook delivery leases failed'))
-      .finally(() => {
-        this.renewing = null;
-      });
   }
 
   private async deliver(d: ClaimedDelivery): Promise<void> {
