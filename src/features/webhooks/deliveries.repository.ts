@@ -168,22 +168,20 @@ export class DeliveriesRepository {
                                ${records.map((r) => r.statusCode)}::int[], ${records.map((r) => r.durationMs)}::int[],
                                ${records.map((r) => r.responseExcerpt)}::text[], ${records.map((r) => r.leaseToken)}::uuid[])
                  as t(delivery_id, attempted_at, status_code, duration_ms, response_excerpt, lease_token)
+        ), updated as (
+          update webhook_deliveries d
+             set status = 'succeeded', completed_at = ${now}, last_status_code = i.status_code, last_error = null,
+                 lease_until = null, updated_at = ${now}
+            from input i
+           where d.id = i.delivery_id and d.lease_token = i.lease_token
+          returning d.id
         )
-        update webhook_deliveries d
-           set status = 'succeeded', completed_at = ${now}, last_status_code = i.status_code, last_error = null,
-               lease_until = null, updated_at = ${now}
-          from input i
-         where d.id = i.delivery_id and d.lease_token = i.lease_token`.execute(tx);
-      // Lost leases included: the receiver did get those requests. The lock keeps the delivery from being deleted meanwhile.
-      await sql`
+        -- Lost leases included: the receiver did get those requests. (The endpoint locks above keep
+        -- their deliveries from being deleted until this commits.)
         insert into webhook_attempts (delivery_id, attempted_at, status_code, duration_ms, response_excerpt, error)
         select i.delivery_id, i.attempted_at, i.status_code, i.duration_ms, i.response_excerpt, null
-          from unnest(${records.map((r) => r.deliveryId)}::text[], ${records.map((r) => r.attemptedAt)}::timestamptz[],
-                      ${records.map((r) => r.statusCode)}::int[], ${records.map((r) => r.durationMs)}::int[],
-                      ${records.map((r) => r.responseExcerpt)}::text[])
-                 as i(delivery_id, attempted_at, status_code, duration_ms, response_excerpt)
-          join webhook_deliveries d on d.id = i.delivery_id
-           for key share of d`.execute(tx);
+          from input i
+         where exists (select 1 from webhook_deliveries d where d.id = i.delivery_id)`.execute(tx);
     });
   }
 
