@@ -63,3 +63,18 @@ it('the OpenAPI document names the error on POST /v1/webhooks', async () => {
   assert.match(post.responses['422'].description, /webhook_endpoint_limit_reached/);
   assert.match(post.description, /JOBSITE_WEBHOOK_ENDPOINTS_PER_WORKSPACE/);
 });
+
+it('the operator sets the limit (JOBSITE_WEBHOOK_ENDPOINTS_PER_WORKSPACE)', async () => {
+  const small = await startTestApp({ JOBSITE_WEBHOOK_ENDPOINTS_PER_WORKSPACE: '2' }, { databaseUrl: t.url });
+  try {
+    const ws = await newWorkspace(small);
+    const post = (i: number) => api(small, ws.admin, 'POST', '/v1/webhooks', { url: `${PUBLIC_URL}/${i}`, events: ['*'] });
+    assert.equal((await post(0)).statusCode, 201);
+    assert.equal((await post(1)).statusCode, 201);
+    const refused = await post(2);
+    assert.equal(refused.statusCode, 422, refused.body);
+    assert.equal(refused.json().limit, 2);
+  } finally {
+    await small.close();
+  }
+});
