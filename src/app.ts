@@ -144,7 +144,9 @@ export async function buildApp({ config, db, logger, blobs: givenBlobs }: AppDep
   const photos = new PhotosService(db, eventLog, blobs, config);
   const projects = new ProjectsService(db, eventLog, photos.sign);
   const events = new EventsService(db);
-  const webhooks = new WebhooksService(db, { events: eventLog, allowPrivate: parseAllowList(config.webhookAllowPrivate) });
+  const webhooks = new WebhooksService(db, {
+    events: eventLog, allowPrivate: parseAllowList(config.webhookAllowPrivate), maxEndpoints: config.webhookEndpointsPerWorkspace,
+  });
 
   workspaceRoutes(app, workspaces);
   userRoutes(app, users);

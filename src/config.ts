@@ -15,6 +15,8 @@ export interface Config {
   webhookAllowPrivate: string[];
   /** How long a worker holds a claimed webhook delivery; after a crash another sends it once this runs out. */
   webhookLeaseSeconds: number;
+  /** JOBSITE_WEBHOOK_ENDPOINTS_PER_WORKSPACE: the most webhook endpoints one workspace may have (default 20). */
+  webhookEndpointsPerWorkspace: number;
   rateLimitPerMinute: number;
   logLevel: string;
   /** Media limits and processing (photos, videos); see README. */
@@ -101,8 +103,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
   const port = int('PORT', 3000, 0, 65535);
   const host = env.HOST || '127.0.0.1';
-  // Keep it above the 10 s delivery timeout in production; tests use less.
+  // Renewed every third of it while a delivery is in flight: it bounds how long a crashed worker's deliveries wait.
   const webhookLeaseSeconds = int('JOBSITE_WEBHOOK_LEASE_SECONDS', 30, 1, 3600);
+  const webhookEndpointsPerWorkspace = int('JOBSITE_WEBHOOK_ENDPOINTS_PER_WORKSPACE', 20, 1, 10_000);
   const rateLimitPerMinute = int('JOBSITE_RATE_LIMIT', 600, 1, 1_000_000_000);
 
   let databaseUrl: string | null = env.DATABASE_URL || null;
@@ -169,7 +172,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
   if (problems.length) throw new ConfigError(problems);
   return Object.freeze({
-    port, host, databaseUrl, dataDir, publicUrl, storage, urlSigningSecret, webhookAllowPrivate, webhookLeaseSeconds, rateLimitPerMinute, logLevel, media: Object.freeze(media),
+    port, host, databaseUrl, dataDir, publicUrl, storage, urlSigningSecret, webhookAllowPrivate, webhookLeaseSeconds, webhookEndpointsPerWorkspace, rateLimitPerMinute, logLevel, media: Object.freeze(media),
     developerProgram: Object.freeze(developerProgram),
   });
 }

@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import { parseCrontab, type JobHelpers } from 'graphile-worker';
 import { sql } from 'kysely';
-import { EVENT_TYPE_NAMES, EVENT_TYPES } from '../src/features/events/event-types.ts';
+import { EVENT_TYPE_NAMES, EVENT_TYPES, OPERATOR_EVENT_TYPES } from '../src/features/events/event-types.ts';
 import { EventLog } from '../src/features/events/events.log.ts';
 import { EVENT_RETENTION_DAYS } from '../src/features/events/events.service.ts';
 import { newId } from '../src/ids.ts';
@@ -564,8 +564,14 @@ describe('events', () => {
       for (const name of EVENT_TYPE_NAMES) {
         assert.ok(doc.includes(`| \`${name}\` | ${EVENT_TYPES[name]} |`), `docs/events.md lacks the row of ${name}`);
       }
+      // The operator's own kinds have a table of their own (## Operator events).
+      for (const [name, description] of Object.entries(OPERATOR_EVENT_TYPES)) {
+        assert.ok(doc.includes(`| \`${name}\` | ${description} |`), `docs/events.md lacks the row of ${name}`);
+        assert.ok(doc.includes(`"event": "${name}"`), `docs/events.md has no example payload of ${name}`);
+      }
       const rows = doc.split('\n').filter((line) => /^\| `[a-z_]+\.[a-z_]+` \|/.test(line));
-      assert.equal(rows.length, EVENT_TYPE_NAMES.length, 'docs/events.md lists an event kind that EVENT_TYPES does not have');
+      assert.equal(rows.length, EVENT_TYPE_NAMES.length + Object.keys(OPERATOR_EVENT_TYPES).length,
+        'docs/events.md lists an event kind that EVENT_TYPES and OPERATOR_EVENT_TYPES do not have');
     });
   });
 

@@ -44,6 +44,11 @@ const applicationStatus = (value: string) => {
   if (!STATUSES.includes(value)) throw new InvalidArgumentError(`Must be one of ${STATUSES.join(', ')}.`);
   return value as 'pending' | 'approved' | 'rejected';
 };
+const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'];
+const deliveryStatus = (value: string) => {
+  if (!DELIVERY_STATUSES.includes(value)) throw new InvalidArgumentError(`Must be one of ${DELIVERY_STATUSES.join(', ')}.`);
+  return value as 'pending' | 'succeeded' | 'failed';
+};
 const limit = (value: string) => {
   const n = Number(value);
   if (!/^\d+$/.test(value) || n < 1 || n > 1000) throw new InvalidArgumentError('Must be a whole number from 1 to 1000.');
@@ -122,6 +127,15 @@ export function adminCommands(program: Command, getConfig: () => Config): void {
     .option('--json', 'print JSON')
     .action(async (id: string, opts: { reason: string; json?: boolean }) => {
       await (await review()).rejectApplication(getConfig(), id, opts);
+    });
+  applications.command('deliveries')
+    .description('list what the operator webhook (JOBSITE_OPERATOR_WEBHOOK_URL) was sent, newest first: ' +
+      'status, attempts, the last answer or error, and the next attempt of pending ones')
+    .option('--status <status>', 'only pending, succeeded or failed ones', deliveryStatus)
+    .option('--limit <n>', 'at most this many (1..1000)', limit, 50)
+    .option('--json', 'print JSON (with each delivery\'s latest attempts)')
+    .action(async (opts: { status?: 'pending' | 'succeeded' | 'failed'; limit: number; json?: boolean }) => {
+      await (await review()).listOperatorDeliveries(getConfig(), opts);
     });
   applications.command('resend-key')
     .description('issue a fresh key for an approved application, revoke the previous one, and send it. Exit code 3: the e-mail failed again')

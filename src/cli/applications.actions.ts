@@ -33,6 +33,25 @@ export async function listApplications(config: Config, opts: { status?: 'pending
   for (const a of list) console.log([a.id, a.status.padEnd(8), day(a.created_at), a.email, a.company_name].join('  '));
 }
 
+export async function listOperatorDeliveries(config: Config, opts: { status?: 'pending' | 'succeeded' | 'failed'; limit: number; json?: boolean }): Promise<void> {
+  const list = await withReview(config, (r) => r.deliveries({ status: opts.status, limit: opts.limit }));
+  if (opts.json) return console.log(JSON.stringify(list, null, 2));
+  if (!list.length) {
+    const configured = config.developerProgram.operatorWebhook !== null;
+    return console.log(`No ${opts.status ? `${opts.status} ` : ''}deliveries to the operator webhook.` +
+      (configured ? '' : ' (JOBSITE_OPERATOR_WEBHOOK_URL is not set here; the API processes sync the webhook from their own configuration.)'));
+  }
+  const width = Math.max(...list.map((d) => d.event.length));
+  for (const d of list) {
+    const last = d.last_error ?? (d.last_status_code !== null ? `HTTP ${d.last_status_code}` : 'not attempted yet');
+    console.log([
+      d.id, d.status.padEnd(9), day(d.created_at), d.event.padEnd(width),
+      `${d.attempt_count} attempt${d.attempt_count === 1 ? ' ' : 's'}`, last,
+      ...(d.next_attempt_at ? [`next ${day(d.next_attempt_at)}`] : []),
+    ].join('  '));
+  }
+}
+
 function describe(a: OperatorApplicationView): string {
   return [
     `Application  ${a.id}  (${a.status})`,

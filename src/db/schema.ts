@@ -135,6 +135,8 @@ export interface WebhookDeliveriesTable {
   attempt_count: ColumnType<number, number | undefined, number>;
   next_attempt_at: NullableTimestamp;
   lease_until: NullableTimestamp;
+  /** The current claim's token (migration 013). */
+  lease_token: string | null;
   last_status_code: number | null;
   last_error: string | null;
   created_at: Timestamp;

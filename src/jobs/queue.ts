@@ -5,11 +5,12 @@ import { Logger, type LogFunctionFactory } from 'graphile-worker';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
 import type { EventLog } from '../features/events/events.log.ts';
-import { PHOTO_CRONTAB, photoTasks } from '../features/photos/photos.jobs.ts';
-import { REPORT_CRONTAB, reportTasks } from '../features/reports/reports.jobs.ts';
-import { VIDEO_CRONTAB, videoTasks } from '../features/videos/videos.jobs.ts';
+import { lostPhotoJobs, photoTasks } from '../features/photos/photos.jobs.ts';
+import { lostReportJobs, reportTasks } from '../features/reports/reports.jobs.ts';
+import { lostVideoJobs, videoTasks } from '../features/videos/videos.jobs.ts';
 import type { BlobStore } from '../storage/blob-store.ts';
 import { cleanupTasks, CLEANUP_CRONTAB } from './cleanup.ts';
+import { REQUEUE_CRONTAB, requeueTasks } from './requeue.ts';
 
 /**
  * The PostgreSQL-backed job queue (graphile-worker): jobs are added inside the transaction of
@@ -55,9 +56,15 @@ function quietLogger(log?: PinoLogger): Logger {
 }
 
 export function taskList(deps: JobDeps): TaskList {
-  const tasks: TaskList = { ...cleanupTasks(deps), ...photoTasks(deps), ...videoTasks(deps), ...reportTasks(deps) };
+  const tasks: TaskList = {
+    ...cleanupTasks(deps), ...photoTasks(deps), ...videoTasks(deps), ...reportTasks(deps),
+    ...requeueTasks(deps.db, [lostPhotoJobs, lostVideoJobs, lostReportJobs], deps.log),
+  };
   return tasks;
 }
+
+/** Every periodic job: housekeeping, and requeueing lost jobs. */
+export const WORKER_CRONTAB = CLEANUP_CRONTAB + REQUEUE_CRONTAB;
 
 /**
  * Runs every job that is due now, then returns (graphile-worker's runOnce): what the tests use to
@@ -82,7 +89,7 @@ export async function startWorker(connectionString: string, deps: JobDeps, log?:
       noHandleSignals: true,
       pollInterval: 2000,
       taskList: taskList(deps),
-      crontab: CLEANUP_CRONTAB + PHOTO_CRONTAB + VIDEO_CRONTAB + REPORT_CRONTAB,
+      crontab: WORKER_CRONTAB,
       logger: quietLogger(log),
     });
   } catch (err) {

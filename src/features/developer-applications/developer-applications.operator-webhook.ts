@@ -1,7 +1,11 @@
 import { sql } from 'kysely';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/database.ts';
+import type { WebhookDeliveryStatus } from '../../db/schema.ts';
 import { checkOutboundUrl, parseAllowList } from '../../http/ssrf-guard.ts';
+import type { WebhookDeliveryView } from '../webhooks/webhooks.schemas.ts';
+import { WebhooksRepository } from '../webhooks/webhooks.repository.ts';
+import { toDeliveryView } from '../webhooks/webhooks.views.ts';
 
 /**
  * The operator webhook (JOBSITE_OPERATOR_WEBHOOK_URL + JOBSITE_OPERATOR_WEBHOOK_SECRET) goes
@@ -49,4 +53,16 @@ export async function syncOperatorWebhook(db: Db, config: Config, now = new Date
   const check = await checkOutboundUrl(hook.url, parseAllowList(config.webhookAllowPrivate));
   return check.ok ? null
     : `JOBSITE_OPERATOR_WEBHOOK_URL: deliveries will fail: ${check.reason} (add its range to JOBSITE_WEBHOOK_ALLOW_PRIVATE if it is yours)`;
+}
+
+/**
+ * The operator endpoint's deliveries, newest first, each with its latest attempts: what the CLI's
+ * `jobsite applications deliveries` shows (no API request can see them). Kept while their events
+ * are (30 days).
+ */
+export async function listOperatorDeliveries(db: Db, filters: { status?: WebhookDeliveryStatus; limit: number }): Promise<WebhookDeliveryView[]> {
+  const webhooks = new WebhooksRepository();
+  const rows = (await webhooks.listDeliveries(db, OPERATOR_ENDPOINT_ID, { limit: filters.limit, status: filters.status }, null)).slice(0, filters.limit);
+  const attempts = await webhooks.attemptsOf(db, rows.map((r) => r.id));
+  return rows.map((r) => toDeliveryView(r, attempts.get(r.id) ?? []));
 }

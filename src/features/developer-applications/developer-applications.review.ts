@@ -1,11 +1,14 @@
 import type { Config } from '../../config.ts';
-import type { Db } from '../../db/database.ts';
-import type { DeveloperApplicationStatus } from '../../db/schema.ts';
+import type { Db, Executor } from '../../db/database.ts';
+import type { DeveloperApplicationStatus, WebhookDeliveryStatus } from '../../db/schema.ts';
 import { ApiKeysRepository } from '../api-keys/api-keys.repository.ts';
+import { EventLog } from '../events/events.log.ts';
+import type { WebhookDeliveryView } from '../webhooks/webhooks.schemas.ts';
 import { UsersRepository } from '../users/users.repository.ts';
 import { WorkspacesService } from '../workspaces/workspaces.service.ts';
 import { keyMail, rejectionMail, type Mailer } from './developer-applications.mail.ts';
 import { DeveloperApplicationsRepository } from './developer-applications.repository.ts';
+import { listOperatorDeliveries, OPERATOR_ENDPOINT_ID, SYSTEM_WORKSPACE_ID } from './developer-applications.operator-webhook.ts';
 import { toOperatorView, type ApplicationRow, type OperatorApplicationView } from './developer-applications.views.ts';
 
 /** A decision the operator may not take (approving twice, approving a rejected one, …): the message says why and what to do. */
@@ -34,17 +37,25 @@ const when = (d: Date | null) => d?.toISOString() ?? 'an unknown time';
  * row, so concurrent decisions take turns and the second sees the first's outcome: an application
  * is approved or rejected once. Approval provisions the workspace, the applicant as its admin and
  * an API key in the same transaction; the key is mailed after the commit, so a mail failure never
- * undoes the approval: `resendKey` revokes the unsent key and sends a fresh one.
+ * undoes the approval: `resendKey` revokes the unsent key and sends a fresh one. Each decision
+ * is announced to the operator webhook (developer_application.approved / .rejected) by an event
+ * written in the decision's transaction.
  */
 export class ApplicationReviewService {
   private readonly applications = new DeveloperApplicationsRepository();
   private readonly keys = new ApiKeysRepository();
   private readonly users = new UsersRepository();
+  private readonly events = new EventLog();
 
   constructor(private readonly db: Db, private readonly config: Config, private readonly mailer: Mailer | null) {}
 
   async list(filters: { status?: DeveloperApplicationStatus; limit: number }): Promise<OperatorApplicationView[]> {
     return (await this.applications.list(this.db, filters)).map((row) => toOperatorView(row));
+  }
+
+  /** What the operator webhook was sent, newest first, with each delivery's attempts. */
+  deliveries(filters: { status?: WebhookDeliveryStatus; limit: number }): Promise<WebhookDeliveryView[]> {
+    return listOperatorDeliveries(this.db, filters);
   }
 
   async show(id: string): Promise<OperatorApplicationView> {
@@ -76,6 +87,7 @@ export class ApplicationReviewService {
         status: 'approved', reviewed_at: now, workspace_id: made.workspace.id, user_id: made.admin.id, api_key_id: made.api_key.id,
         notified_at: null, key_delivery: null,
       }, now);
+      await this.announce(tx, 'developer_application.approved', row);
       return { row, made };
     });
     const delivery = await this.deliverKey(row, made.api_key.key, made.workspace.name, made.api_key.expires_at);
@@ -97,7 +109,9 @@ export class ApplicationReviewService {
         throw new ReviewRefused(`Application ${id} was approved at ${when(app.reviewed_at)} (workspace ${app.workspace_id ?? 'since deleted'}); ` +
           'it can no longer be rejected. Revoke its keys or deactivate its users instead.');
       }
-      return this.applications.update(tx, id, { status: 'rejected', reviewed_at: now, rejection_reason: reason }, now);
+      const row = await this.applications.update(tx, id, { status: 'rejected', reviewed_at: now, rejection_reason: reason }, now);
+      await this.announce(tx, 'developer_application.rejected', row);
+      return row;
     });
     let delivery: Delivery = { via: 'printed' };
     if (this.mailer) {
@@ -167,6 +181,11 @@ export class ApplicationReviewService {
     }
     await this.applications.markNotified(this.db, app.id, app.api_key_id, 'email', new Date());
     return { via: 'email' };
+  }
+
+  /** To the operator webhook, if one is configured (through the webhook delivery queue, like developer_application.created). */
+  private async announce(tx: Executor, event: 'developer_application.approved' | 'developer_application.rejected', row: ApplicationRow): Promise<void> {
+    await this.events.emit(tx, { workspaceId: SYSTEM_WORKSPACE_ID, event, projectId: null, data: toOperatorView(row), onlyEndpointId: OPERATOR_ENDPOINT_ID });
   }
 
   private missing(id: string): never {

@@ -54,6 +54,8 @@ export const isEventType = (name: string): name is EventType => Object.hasOwn(EV
  */
 export const OPERATOR_EVENT_TYPES = {
   'developer_application.created': 'Someone applied to the developer program. `data` is the application as the operator sees it.',
+  'developer_application.approved': 'The operator approved an application (its workspace, admin and key exist). `data` is the application after the decision.',
+  'developer_application.rejected': 'The operator rejected an application. `data` is the application after the decision, with `rejection_reason`.',
 } as const satisfies Record<string, string>;
 
 export type OperatorEventType = keyof typeof OPERATOR_EVENT_TYPES;

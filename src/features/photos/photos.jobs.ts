@@ -4,6 +4,7 @@ import type { Updateable } from 'kysely';
 import type { PhotosTable, StoredVariant } from '../../db/schema.ts';
 import { enqueue } from '../../jobs/enqueue.ts';
 import type { JobDeps } from '../../jobs/queue.ts';
+import type { LostWork } from '../../jobs/requeue.ts';
 import type { BlobStore } from '../../storage/blob-store.ts';
 import { variantKey } from '../../storage/keys.ts';
 import type { AnnotationShape } from './photos.annotations.ts';
@@ -13,9 +14,6 @@ import { EVENT_URL_TTL_SECONDS, PROCESS_PHOTO, RENDER_ANNOTATIONS } from './phot
 import { toPhotoView, urlSignerFor } from './photos.views.ts';
 
 export const VARIANT_SIZES = { large: 2048, thumbnail: 320 } as const;
-export const REQUEUE_STALE_PHOTOS = 'requeue_stale_photos';
-/** A photo still pending this long after upload has lost its job (a wiped queue, a restore): it is queued again. */
-const STALE_AFTER_MS = 30 * 60_000;
 
 /**
  * The photo jobs. Payloads carry ids only; each job reads the current row and is safe to run
@@ -30,11 +28,16 @@ export function photoTasks(deps: JobDeps): TaskList {
       const { photo_id, version } = payload as { photo_id: string; version: number };
       await jobs.renderAnnotations(String(photo_id), Number(version));
     },
-    [REQUEUE_STALE_PHOTOS]: async () => jobs.requeueStale(),
   };
 }
 
-export const PHOTO_CRONTAB = `*/10 * * * * ${REQUEUE_STALE_PHOTOS}\n`;
+/** A photo still pending half an hour after upload has lost its processing job: src/jobs/requeue.ts queues it again. */
+export const lostPhotoJobs: LostWork = {
+  name: 'photos',
+  staleAfterMs: 30 * 60_000,
+  stale: async (db, olderThan, limit) => (await new PhotosRepository().stalePending(db, olderThan, limit)).map((r) => r.id),
+  queue: (db, id) => enqueue(db, PROCESS_PHOTO, { photo_id: id }, { jobKey: `photo:${id}`, jobKeyMode: 'preserve_run_at' }),
+};
 
 const stored = (key: string, v: Variant): StoredVariant => ({ key, width: v.width, height: v.height, byte_size: v.data.length });
 
@@ -147,12 +150,5 @@ class PhotoJobs {
       return old !== key ? old : null;
     });
     if (previous) await this.blobs.delete(previous);
-  }
-
-  /** Queues processing again for photos pending far longer than any job takes (the job key keeps it to one). */
-  async requeueStale(): Promise<void> {
-    const { db } = this.deps;
-    const stale = await this.photos.stalePending(db, new Date(Date.now() - STALE_AFTER_MS), 500);
-    for (const { id } of stale) await enqueue(db, PROCESS_PHOTO, { photo_id: id }, { jobKey: `photo:${id}`, jobKeyMode: 'preserve_run_at' });
   }
 }

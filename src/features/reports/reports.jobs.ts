@@ -2,6 +2,7 @@ import type { JobHelpers, TaskList } from 'graphile-worker';
 import sharp from 'sharp';
 import { enqueue } from '../../jobs/enqueue.ts';
 import type { JobDeps } from '../../jobs/queue.ts';
+import type { LostWork } from '../../jobs/requeue.ts';
 import type { BlobStore } from '../../storage/blob-store.ts';
 import { ReportContentRepository, type ReportPhotoRow } from './report-content.repository.ts';
 import { drawReport, newReportDocument, type PrintImage, type PrintPhoto } from './reports.pdf.ts';
@@ -14,25 +15,20 @@ export class ReportRenderError extends Error {}
 /** The PDF may get this far ahead of the store before the renderer waits for it. */
 const MAX_UNWRITTEN_BYTES = 4 * 1024 * 1024;
 
-export const REQUEUE_STALE_REPORTS = 'requeue_stale_reports';
-/** A report still queued this long has lost its job (a wiped queue, a restored database): it is queued again. */
-const STALE_AFTER_MS = 30 * 60_000;
-export const REPORT_CRONTAB = `*/10 * * * * ${REQUEUE_STALE_REPORTS}\n`;
-
 export function reportTasks(deps: JobDeps): TaskList {
   const jobs = new ReportJobs(deps);
   return {
     [RENDER_REPORT]: async (payload, helpers) => jobs.render(String((payload as { report_id: string }).report_id), helpers),
-    [REQUEUE_STALE_REPORTS]: async () => {
-      const stale = await deps.db.selectFrom('reports').select('id').where('status', '=', 'queued')
-        .where('created_at', '<', new Date(Date.now() - STALE_AFTER_MS)).orderBy('created_at').limit(500).execute();
-      // The job key keeps it to one job per report; a job still waiting keeps its time.
-      for (const { id } of stale) {
-        await enqueue(deps.db, RENDER_REPORT, { report_id: id }, { jobKey: `report:${id}`, jobKeyMode: 'preserve_run_at', maxAttempts: 3 });
-      }
-    },
   };
 }
+
+/** A report still queued half an hour after it was asked for has lost its render job: src/jobs/requeue.ts queues it again. */
+export const lostReportJobs: LostWork = {
+  name: 'reports',
+  staleAfterMs: 30 * 60_000,
+  stale: async (db, olderThan, limit) => (await new ReportsRepository().staleQueued(db, olderThan, limit)).map((r) => r.id),
+  queue: (db, id) => enqueue(db, RENDER_REPORT, { report_id: id }, { jobKey: `report:${id}`, jobKeyMode: 'preserve_run_at', maxAttempts: 3 }),
+};
 
 interface Rendered {
   key: string;

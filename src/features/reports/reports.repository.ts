@@ -30,6 +30,12 @@ export class ReportsRepository {
     return db.insertInto('reports').values(row).returningAll().executeTakeFirstOrThrow();
   }
 
+  /** Reports queued since before `olderThan` (their job may have been lost), oldest first. */
+  staleQueued(db: Executor, olderThan: Date, limit: number): Promise<{ id: string }[]> {
+    return db.selectFrom('reports').select('id').where('status', '=', 'queued').where('created_at', '<', olderThan)
+      .orderBy('created_at').limit(limit).execute();
+  }
+
   /** Newest first, keyset on the id. */
   list(db: Executor, c: ReportListCriteria): Promise<ReportRow[]> {
     let q = db.selectFrom('reports').selectAll().where('workspace_id', '=', c.workspaceId).where('project_id', '=', c.projectId);

@@ -10,6 +10,7 @@ import sharp from 'sharp';
 import type { VideosTable } from '../../db/schema.ts';
 import { enqueue } from '../../jobs/enqueue.ts';
 import type { JobDeps } from '../../jobs/queue.ts';
+import type { LostWork } from '../../jobs/requeue.ts';
 import { variantKey } from '../../storage/keys.ts';
 import { EVENT_URL_TTL_SECONDS } from '../photos/photos.service.ts';
 import { urlSignerFor } from '../photos/photos.views.ts';
@@ -21,9 +22,6 @@ import { toVideoView } from './videos.views.ts';
 
 /** The poster frame's longest side, in pixels. */
 export const POSTER_MAX_SIDE = 1280;
-export const REQUEUE_STALE_VIDEOS = 'requeue_stale_videos';
-/** A video still pending this long after upload has lost its job (a wiped queue, a restore): it is queued again. */
-const STALE_AFTER_MS = 60 * 60_000;
 
 /**
  * The video jobs. The payload carries the id only; the job reads the current row and is safe to
@@ -33,11 +31,16 @@ export function videoTasks(deps: JobDeps): TaskList {
   const jobs = new VideoJobs(deps);
   return {
     [PROCESS_VIDEO]: async (payload, helpers) => jobs.process(String((payload as { video_id: string }).video_id), helpers),
-    [REQUEUE_STALE_VIDEOS]: async () => jobs.requeueStale(),
   };
 }
 
-export const VIDEO_CRONTAB = `*/10 * * * * ${REQUEUE_STALE_VIDEOS}\n`;
+/** A video still pending an hour after upload has lost its processing job: src/jobs/requeue.ts queues it again. */
+export const lostVideoJobs: LostWork = {
+  name: 'videos',
+  staleAfterMs: 60 * 60_000,
+  stale: async (db, olderThan, limit) => (await new VideosRepository().stalePending(db, olderThan, limit)).map((r) => r.id),
+  queue: (db, id) => enqueue(db, PROCESS_VIDEO, { video_id: id }, { jobKey: `video:${id}`, jobKeyMode: 'preserve_run_at' }),
+};
 
 class VideoJobs {
   private readonly videos = new VideosRepository();
@@ -121,12 +124,5 @@ class VideoJobs {
     } finally {
       await fs.rm(dir, { recursive: true, force: true });
     }
-  }
-
-  /** Queues processing again for videos pending far longer than any job takes (the job key keeps it to one). */
-  async requeueStale(): Promise<void> {
-    const { db } = this.deps;
-    const stale = await this.videos.stalePending(db, new Date(Date.now() - STALE_AFTER_MS), 500);
-    for (const { id } of stale) await enqueue(db, PROCESS_VIDEO, { video_id: id }, { jobKey: `video:${id}`, jobKeyMode: 'preserve_run_at' });
   }
 }

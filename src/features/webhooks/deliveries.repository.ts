@@ -4,8 +4,13 @@ import { bumpUpdatedAt } from '../users/users.repository.ts';
 import type { WebhookRow } from './webhooks.views.ts';
 
 /**
- * The delivery queue's SQL: claiming due deliveries under a lease, and recording what each
- * attempt did. webhook_deliveries is the queue (see migration 003); only the dispatcher uses this.
+ * The delivery queue's SQL: claiming due deliveries under a lease, renewing it while they are in
+ * flight, and recording what each attempt did. webhook_deliveries is the queue (see migrations
+ * 003 and 013); only the dispatcher uses this.
+ *
+ * Every claim sets a fresh lease_token. Whatever the claimer writes afterwards (renewals, the
+ * attempt's outcome) requires that token: a claimer that lost its lease (it ran out and another
+ * claimed the delivery) logs its attempt but leaves the delivery to the claimer that holds it.
  */
 
 /** A claimed delivery, with what sending it needs. Endpoint fields are null when it was deleted. */
@@ -16,6 +21,8 @@ export interface ClaimedDelivery {
   event_id: string;
   /** This attempt's number (1-based): the claim counted it. */
   attempt_count: number;
+  /** This claim's token: the delivery's state is this claimer's to record only while the row still carries it. */
+  lease_token: string;
   url: string | null;
   secret: string | null;
   /** The previous secret while it still signs (a rotation less than 24 h ago), else null. */
@@ -28,6 +35,8 @@ export interface ClaimedDelivery {
 /** One attempt, as recorded. */
 export interface AttemptRecord {
   deliveryId: string;
+  /** The claim the attempt was made under. */
+  leaseToken: string;
   endpointId: string;
   attemptedAt: Date;
   statusCode: number | null;
@@ -45,6 +54,15 @@ export interface EndpointHealth {
 }
 
 export type DisabledReason = 'gone' | 'failing';
+
+/** What recording a failed attempt came to: `lost` when another claimer holds the delivery now. */
+export type FailureRecorded = 'recorded' | 'lost' | 'deleted';
+
+/** A delivery this claimer holds: its id and its claim's token. */
+export interface HeldLease {
+  id: string;
+  token: string;
+}
 
 export class DeliveriesRepository {
   /**
@@ -86,12 +104,13 @@ export class DeliveriesRepository {
       ), claimed as (
         update webhook_deliveries d
            set lease_until = now() + make_interval(secs => ${leaseSeconds}),
+               lease_token = gen_random_uuid(),
                attempt_count = d.attempt_count + 1
           from locked l
          where d.id = l.id
-        returning d.id, d.workspace_id, d.endpoint_id, d.event_id, d.attempt_count, d.next_attempt_at
+        returning d.id, d.workspace_id, d.endpoint_id, d.event_id, d.attempt_count, d.lease_token, d.next_attempt_at
       )
-      select c.id, c.workspace_id, c.endpoint_id, c.event_id, c.attempt_count,
+      select c.id, c.workspace_id, c.endpoint_id, c.event_id, c.attempt_count, c.lease_token::text as lease_token,
              e.url, e.secret, e.enabled,
              case when e.previous_secret_expires_at > now() then e.previous_secret end as previous_secret,
              ev.event, ev.payload
@@ -100,6 +119,27 @@ export class DeliveriesRepository {
         left join webhook_endpoints e on e.id = c.endpoint_id
        order by c.next_attempt_at`.execute(db);
     return rows;
+  }
+
+  /**
+   * Extends the lease of the deliveries this claimer holds and still has to record, to
+   * `leaseSeconds` from now. A delivery whose attempt is already recorded (no lease) is left as it
+   * is. Returns the ids of those whose lease was lost: another claimer took them.
+   */
+  async renewLeases(db: Db, held: readonly HeldLease[], leaseSeconds: number): Promise<string[]> {
+    if (!held.length) return [];
+    const { rows } = await sql<{ id: string }>`
+      with held as (
+        select * from unnest(${held.map((h) => h.id)}::text[], ${held.map((h) => h.token)}::uuid[]) as h(id, token)
+      ), renewed as (
+        update webhook_deliveries d
+           set lease_until = now() + make_interval(secs => ${leaseSeconds})
+          from held h
+         where d.id = h.id and d.lease_token = h.token and d.status = 'pending' and d.lease_until is not null
+        returning d.id
+      )
+      select d.id from webhook_deliveries d join held h on h.id = d.id where d.lease_token is distinct from h.token`.execute(db);
+    return rows.map((r) => r.id);
   }
 
   /** When the next delivery not yet due becomes due, if any. */
@@ -113,7 +153,8 @@ export class DeliveriesRepository {
   /**
    * Records successful attempts, any number in one transaction: the endpoints first (in id order,
    * the order every writer locks endpoints before their deliveries), then the deliveries and
-   * their attempts. A delivery deleted meanwhile (its endpoint was) records nothing.
+   * their attempts. A delivery deleted meanwhile (its endpoint was) records nothing; one whose
+   * lease was lost gets its attempt logged and is otherwise left to the claimer that holds it.
    */
   async recordSuccesses(db: Db, records: readonly AttemptRecord[], now: Date): Promise<void> {
     const endpointIds = [...new Set(records.map((r) => r.endpointId))].sort();
@@ -125,19 +166,22 @@ export class DeliveriesRepository {
         with input as (
           select * from unnest(${records.map((r) => r.deliveryId)}::text[], ${records.map((r) => r.attemptedAt)}::timestamptz[],
                                ${records.map((r) => r.statusCode)}::int[], ${records.map((r) => r.durationMs)}::int[],
-                               ${records.map((r) => r.responseExcerpt)}::text[])
-                 as t(delivery_id, attempted_at, status_code, duration_ms, response_excerpt)
+                               ${records.map((r) => r.responseExcerpt)}::text[], ${records.map((r) => r.leaseToken)}::uuid[])
+                 as t(delivery_id, attempted_at, status_code, duration_ms, response_excerpt, lease_token)
         ), updated as (
           update webhook_deliveries d
              set status = 'succeeded', completed_at = ${now}, last_status_code = i.status_code, last_error = null,
                  lease_until = null, updated_at = ${now}
             from input i
-           where d.id = i.delivery_id
+           where d.id = i.delivery_id and d.lease_token = i.lease_token
           returning d.id
         )
+        -- Lost leases included: the receiver did get those requests. (The endpoint locks above keep
+        -- their deliveries from being deleted until this commits.)
         insert into webhook_attempts (delivery_id, attempted_at, status_code, duration_ms, response_excerpt, error)
         select i.delivery_id, i.attempted_at, i.status_code, i.duration_ms, i.response_excerpt, null
-          from input i join updated u on u.id = i.delivery_id`.execute(tx);
+          from input i
+         where exists (select 1 from webhook_deliveries d where d.id = i.delivery_id)`.execute(tx);
     });
   }
 
@@ -156,9 +200,10 @@ export class DeliveriesRepository {
   /**
    * Records a failed attempt and what follows: another attempt at `nextAttemptAt`, or (null)
    * none. A delivery that is no longer pending (its endpoint was disabled meanwhile) stays as it
-   * is. Returns false when the delivery no longer exists.
+   * is. A delivery another claimer holds now (`lost`) only gets the attempt logged: its state,
+   * lease included, is the other claimer's.
    */
-  async recordFailure(tx: Executor, record: AttemptRecord, nextAttemptAt: Date | null, lastError: string, now: Date): Promise<boolean> {
+  async recordFailure(tx: Executor, record: AttemptRecord, nextAttemptAt: Date | null, lastError: string, now: Date): Promise<FailureRecorded> {
     const updated = await tx.updateTable('webhook_deliveries')
       .set({
         status: nextAttemptAt ? sql`case when status = 'pending' then 'pending' else status end` : sql`'failed'`,
@@ -169,10 +214,16 @@ export class DeliveriesRepository {
         lease_until: null,
         updated_at: now,
       })
-      .where('id', '=', record.deliveryId).returning('id').executeTakeFirst();
-    if (!updated) return false;
+      .where('id', '=', record.deliveryId).where('lease_token', '=', record.leaseToken)
+      .returning('id').executeTakeFirst();
+    if (updated) {
+      await this.insertAttempt(tx, record);
+      return 'recorded';
+    }
+    const held = await tx.selectFrom('webhook_deliveries').select('id').where('id', '=', record.deliveryId).forKeyShare().executeTakeFirst();
+    if (!held) return 'deleted';
     await this.insertAttempt(tx, record);
-    return true;
+    return 'lost';
   }
 
   async insertAttempt(tx: Executor, r: AttemptRecord): Promise<void> {
@@ -209,12 +260,12 @@ export class DeliveriesRepository {
    * A delivery claimed for an endpoint that is disabled or gone fails without an attempt (the
    * claim's count is taken back).
    */
-  async failUnsent(db: Db, deliveryId: string, now: Date): Promise<void> {
+  async failUnsent(db: Db, deliveryId: string, leaseToken: string, now: Date): Promise<void> {
     await db.updateTable('webhook_deliveries')
       .set({
         status: 'failed', last_error: 'endpoint disabled', completed_at: now, lease_until: null, updated_at: now,
         attempt_count: sql`greatest(attempt_count - 1, 0)`,
       })
-      .where('id', '=', deliveryId).where('status', '=', 'pending').execute();
+      .where('id', '=', deliveryId).where('lease_token', '=', leaseToken).where('status', '=', 'pending').execute();
   }
 }

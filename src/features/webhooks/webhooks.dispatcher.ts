@@ -11,6 +11,7 @@ import { parseAllowList } from '../../http/ssrf-guard.ts';
 import { EventLog, DELIVERIES_CHANNEL } from '../events/events.log.ts';
 import { DeliveriesRepository, type AttemptRecord, type ClaimedDelivery, type DisabledReason } from './deliveries.repository.ts';
 import { nextAttempt, parseRetryAfter, type RandomSource } from './retry-schedule.ts';
+import { LeaseKeeper } from './webhooks.leases.ts';
 import { signatureHeaders } from './webhooks.signing.ts';
 import { toWebhookView } from './webhooks.views.ts';
 
@@ -38,7 +39,11 @@ export interface DispatcherOptions {
   maxPerEndpoint?: number;
   /** Largest batch one claim takes (default 64). */
   batchSize?: number;
-  /** How long a claim holds a delivery (default 30 s; JOBSITE_WEBHOOK_LEASE_SECONDS). Must exceed timeoutMs. */
+  /**
+   * How long a claim holds a delivery (default 30 s; JOBSITE_WEBHOOK_LEASE_SECONDS). The lease is
+   * renewed every third of it until the attempt is recorded, so it may be shorter than timeoutMs:
+   * it only bounds how long a crashed worker's deliveries wait before another sends them.
+   */
   leaseSeconds?: number;
   /** Deadline of one attempt: connect, headers and body (default 10 s). */
   timeoutMs?: number;
@@ -90,6 +95,8 @@ export class WebhookDispatcher {
   private readonly maxPerEndpoint: number;
   /** In-flight deliveries per endpoint id (only endpoints with any). */
   private readonly perEndpoint = new Map<string, number>();
+  /** Renews the leases of the deliveries in flight or waiting to be recorded. */
+  private readonly leases: LeaseKeeper;
   private readonly batchSize: number;
   private readonly leaseSeconds: number;
   private readonly timeoutMs: number;
@@ -137,6 +144,7 @@ export class WebhookDispatcher {
     this.maxPerEndpoint = Math.max(1, Math.min(options.maxPerEndpoint ?? this.maxInFlight >> 2, this.maxInFlight));
     this.batchSize = Math.min(options.batchSize ?? 64, this.maxInFlight);
     this.leaseSeconds = options.leaseSeconds ?? 30;
+    this.leases = new LeaseKeeper(this.db, this.repo, this.leaseSeconds, this.log);
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.pollMs = options.pollMs ?? 1000;
     this.reconnectMs = options.reconnectMs ?? 1000;
@@ -298,6 +306,7 @@ export class WebhookDispatcher {
 
   private launch(delivery: ClaimedDelivery): void {
     const endpointId = delivery.endpoint_id;
+    this.leases.hold(delivery);
     this.inFlight++;
     this.perEndpoint.set(endpointId, (this.perEndpoint.get(endpointId) ?? 0) + 1);
     const done = this.deliver(delivery)
@@ -306,6 +315,7 @@ export class WebhookDispatcher {
         this.log.error({ err, delivery: delivery.id }, 'recording a webhook attempt failed');
       })
       .finally(() => {
+        this.leases.release(delivery);
         this.inFlight--;
         this.sends.delete(done);
         const n = this.perEndpoint.get(endpointId)! - 1;
@@ -325,7 +335,7 @@ export class WebhookDispatcher {
 
   private async deliver(d: ClaimedDelivery): Promise<void> {
     if (!d.enabled || !d.url || !d.secret) {
-      await this.failures.run(() => this.repo.failUnsent(this.db, d.id, this.clock.now()));
+      await this.failures.run(() => this.repo.failUnsent(this.db, d.id, d.lease_token, this.clock.now()));
       return;
     }
     const outcome = await this.send(d);
@@ -346,7 +356,7 @@ export class WebhookDispatcher {
       'x-service-event': d.event,
       'x-service-delivery': d.id,
     };
-    const base = { deliveryId: d.id, endpointId: d.endpoint_id, attemptedAt };
+    const base = { deliveryId: d.id, leaseToken: d.lease_token, endpointId: d.endpoint_id, attemptedAt };
     const started = performance.now();
     let response: OutboundResponse;
     try {
@@ -399,7 +409,9 @@ export class WebhookDispatcher {
       const next = endpoint.enabled && !disable ? nextAttempt(d.attempt_count, outcome.retryAfterMs, this.random) : { retry: false as const };
       const nextAt = next.retry ? new Date(now.getTime() + next.delayMs) : null;
       const error = !endpoint.enabled || disable ? 'endpoint disabled' : lastError;
-      if (!(await this.repo.recordFailure(tx, record, nextAt, error, now))) return;
+      const recorded = await this.repo.recordFailure(tx, record, nextAt, error, now);
+      if (recorded === 'lost') this.log.warn({ delivery: d.id }, 'a webhook delivery whose lease was lost failed; logged as an attempt only');
+      if (recorded !== 'recorded') return;
       await this.repo.markFailing(tx, endpoint.id, now);
       if (disable) {
         const row = await this.repo.disableEndpoint(tx, endpoint.id, disable, now);

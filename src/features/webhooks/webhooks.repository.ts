@@ -53,6 +53,18 @@ export class WebhooksRepository {
     }).returningAll().executeTakeFirstOrThrow();
   }
 
+  /**
+   * How many endpoints the workspace has, counted under a lock on the workspace row that every
+   * creation takes first: two creations at once take turns, so neither can pass a limit the other
+   * is about to reach. (NO KEY UPDATE: inserts elsewhere that reference the workspace do not wait.)
+   */
+  async countForCreate(tx: Executor, workspaceId: string): Promise<number> {
+    await tx.selectFrom('workspaces').select('id').where('id', '=', workspaceId).forNoKeyUpdate().execute();
+    const row = await tx.selectFrom('webhook_endpoints').select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('workspace_id', '=', workspaceId).executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
   get(db: Executor, workspaceId: string, id: string): Promise<WebhookRow | undefined> {
     return db.selectFrom('webhook_endpoints').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
   }

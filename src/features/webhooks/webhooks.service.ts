@@ -32,7 +32,11 @@ export interface WebhooksServiceDeps {
   /** Private ranges the operator allowed webhook URLs to target (JOBSITE_WEBHOOK_ALLOW_PRIVATE). */
   allowPrivate?: AllowList;
   resolve?: HostResolver;
+  /** The most endpoints one workspace may have (JOBSITE_WEBHOOK_ENDPOINTS_PER_WORKSPACE; default 20). */
+  maxEndpoints?: number;
 }
+
+export const DEFAULT_MAX_ENDPOINTS = 20;
 
 export type WebhookWithSecretView = WebhookView & { secret: string };
 
@@ -53,8 +57,10 @@ export class WebhooksService {
   private readonly events: EventLog;
   private readonly allowPrivate: AllowList;
   private readonly resolve: HostResolver;
+  private readonly maxEndpoints: number;
 
   constructor(private readonly db: Db, deps: WebhooksServiceDeps = {}) {
+    this.maxEndpoints = deps.maxEndpoints ?? DEFAULT_MAX_ENDPOINTS;
     this.events = deps.events ?? new EventLog();
     this.allowPrivate = deps.allowPrivate ?? NO_PRIVATE_RANGES;
     this.resolve = deps.resolve ?? systemResolver;
@@ -77,9 +83,18 @@ export class WebhooksService {
     requireValidPatterns(input.events);
     await this.requireAllowedUrl(input.url);
     const secret = generateWebhookSecret();
-    const row = await this.webhooks.insert(this.db, {
-      workspaceId: actor.workspaceId, url: input.url, events: input.events, description: input.description ?? null,
-      enabled: input.enabled ?? true, secret, createdBy: actor.userId,
+    const row = await this.db.transaction().execute(async (tx) => {
+      const count = await this.webhooks.countForCreate(tx, actor.workspaceId);
+      if (count >= this.maxEndpoints) {
+        throw new ApiError(422, 'webhook_endpoint_limit_reached', 'Unprocessable content',
+          `This workspace has ${count} webhook endpoints, the most it may have (${this.maxEndpoints}). ` +
+          'Delete one it no longer uses, or subscribe an existing endpoint to more events (one endpoint may take every event: "*").',
+          { limit: this.maxEndpoints });
+      }
+      return this.webhooks.insert(tx, {
+        workspaceId: actor.workspaceId, url: input.url, events: input.events, description: input.description ?? null,
+        enabled: input.enabled ?? true, secret, createdBy: actor.userId,
+      });
     });
     return { ...toWebhookView(row), secret };
   }
