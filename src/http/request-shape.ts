@@ -33,8 +33,9 @@ function acceptsJson(req: FastifyRequest): boolean {
   return new Negotiator({ headers: { accept } }).mediaTypes(JSON_TYPES).length > 0;
 }
 
-/** GET and HEAD bodies are never parsed; their presence is still a mistake worth telling. */
+/** GET and HEAD bodies are never parsed (other methods' are, or get a 415); their presence is still a mistake worth telling. */
 function hasUnparsedBody(req: FastifyRequest): boolean {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return false;
   const length = req.headers['content-length'];
   return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }

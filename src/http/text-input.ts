@@ -2,8 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { ApiError, type FieldError } from './errors.ts';
 
 /**
- * Text the API refuses wherever it arrives (JSON bodies, query strings, path parameters,
- * multipart fields): NUL, which PostgreSQL cannot store in text, and lone UTF-16 surrogates
+ * Text the API refuses wherever it arrives (JSON bodies, query strings, multipart fields): NUL, which PostgreSQL cannot store in text, and lone UTF-16 surrogates
  * (`"\ud800"` in JSON), which are not Unicode text and would be stored as U+FFFD. Checked once
  * here rather than in every schema, so no field can forget it.
  */
@@ -64,13 +63,14 @@ export function checkUrlEncoding(url: string): void {
 
 /**
  * The URL's share of the rule: percent-encoding that is not UTF-8 (400 invalid_utf8) before
- * anything else runs, and NUL in a query or path value (400 validation_failed naming it)
- * before the route's own validation.
+ * anything else runs, and NUL in a query parameter (400 validation_failed naming it) before the
+ * route's own validation. Path parameters are ids: one holding NUL names nothing, so it is a 404
+ * like any other id of the wrong shape (see docs/conventions.md).
  */
 export function registerTextChecks(app: FastifyInstance): void {
   app.addHook('onRequest', async (req) => checkUrlEncoding(req.url));
   app.addHook('preValidation', async (req) => {
-    const unsafe = unsafeTextError(req.params, 'path') ?? unsafeTextError(req.query, 'query');
+    const unsafe = unsafeTextError(req.query, 'query');
     if (unsafe) throw unsafe;
   });
 }

@@ -91,7 +91,10 @@ export const MAX_FIELD_ERRORS = 20;
 /** Fastify/Ajv validation errors as `errors: [{path, message}]` with paths like `body.address.city`. */
 export function toFieldErrors(errors: FastifySchemaValidationError[], context: string | undefined): FieldError[] {
   const part = PART_NAMES[context ?? 'body'] ?? context ?? 'body';
-  return foldUnions(errors as unknown as ErrorObject[]).slice(0, MAX_FIELD_ERRORS).map((err) => {
+  const folded = foldUnions(errors as unknown as ErrorObject[]);
+  // An empty string fails both `minLength` and a not-blank pattern: one message is enough.
+  const tooShort = new Set(folded.filter((e) => e.keyword === 'minLength').map((e) => e.instancePath));
+  return folded.filter((e) => !(e.keyword === 'pattern' && tooShort.has(e.instancePath))).slice(0, MAX_FIELD_ERRORS).map((err) => {
     const segments = (err.instancePath || '').split('/').filter(Boolean).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
     let message = err.message ?? 'is invalid';
     if (err.keyword === 'required') {
