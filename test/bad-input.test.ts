@@ -141,6 +141,16 @@ describe('what a route does not declare is refused', () => {
     assert.equal((await t.app.inject({ method: 'GET', url: '/healthz?probe=1' })).statusCode, 200);
   });
 
+  it('every documented GET refuses a query parameter it does not declare', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json() as { paths: Record<string, { get?: unknown }> };
+    const gets = Object.entries(doc.paths).filter(([, ops]) => ops.get).map(([path]) => path.replace(/\{[^}]+\}/g, 'x_1'));
+    assert.ok(gets.length > 30, String(gets.length));
+    for (const path of gets) {
+      const body = assertProblem(await api(t, ws.admin, 'GET', `${path}?zz_unknown=1`), 400, 'validation_failed');
+      assert.ok(body.errors?.some((e) => e.path === 'query.zz_unknown' && e.message === 'is not a known field'), `${path}: ${JSON.stringify(body.errors)}`);
+    }
+  });
+
   it('a body on a route that takes none: 400; no body, an empty one or {} is fine', async () => {
     const archive = `/v1/projects/${projectId}/archive`;
     const body = assertProblem(await api(t, ws.admin, 'POST', archive, { reason: 'done' }), 400, 'validation_failed');

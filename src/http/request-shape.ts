@@ -7,7 +7,7 @@ import { addRouteHook, methodsOf } from './route-hooks.ts';
 /**
  * What a request may carry beyond what its route declares, decided once per route:
  * - no `querystring` schema: no query parameters at all (`DELETE /v1/tags/{id}?force=1` is a 400,
- *   not a silently ignored option);
+ *   not a silently ignored option); a declared one takes only the parameters it names;
  * - no `body` schema: no body (an empty one, `{}` or `null` is still fine: `POST …/archive`);
  * - a JSON answer: `Accept` must allow JSON, else 406.
  * Only the API's own routes (`/v1/…`); the OpenAPI document, `/docs`, `/healthz`, `/readyz` and
@@ -56,7 +56,11 @@ function refuseBody(req: FastifyRequest): void {
 
 export function registerRequestShape(app: FastifyInstance): void {
   app.addHook('onRoute', (route) => {
-    if (isApiRoute(route) && route.schema && !route.schema.querystring) route.schema.querystring = NO_QUERY;
+    if (!isApiRoute(route) || !route.schema) return;
+    const query = route.schema.querystring as { type?: string; additionalProperties?: unknown } | undefined;
+    if (!query) route.schema.querystring = NO_QUERY;
+    // A query schema that does not say otherwise is closed too (a copy: schemas may be shared).
+    else if (query.type === 'object' && query.additionalProperties === undefined) route.schema.querystring = { ...query, additionalProperties: false };
   });
   addRouteHook(app, 'preValidation',
     (route) => isApiRoute(route) && !route.schema?.body && !methodsOf(route).some((m) => takesMultipart(m, route.url)),
