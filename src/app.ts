@@ -15,6 +15,8 @@ import { registerPageLinks } from './http/pagination.ts';
 import { RateLimiter, registerRateLimit } from './http/rate-limit.ts';
 import type { App } from './http/types.ts';
 import { registerValidation } from './http/validation.ts';
+import { decodeUtf8, unsafeTextError } from './http/text-input.ts';
+import { answerClientError } from './http/client-error.ts';
 import { ProjectsService } from './features/projects/projects.service.ts';
 import { projectRoutes } from './features/projects/projects.routes.ts';
 import { UsersService } from './features/users/users.service.ts';
@@ -92,6 +94,8 @@ export async function buildApp({ config, db, logger, blobs: givenBlobs }: AppDep
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     // Errors raised before routing (an undecodable URL) get the same problem+json as the rest.
     frameworkErrors: (err, req, reply) => sendProblem(req, reply, toApiError(err)),
+    // Requests Node refuses before Fastify (headers too large, bad HTTP): problem+json and close.
+    clientErrorHandler: answerClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.addHook('onRequest', async (req, reply) => {
@@ -103,9 +107,16 @@ export async function buildApp({ config, db, logger, blobs: givenBlobs }: AppDep
   app.removeContentTypeParser('application/json');
   // Fastify parses text/plain by default; the API takes JSON (and multipart), so text is a 415.
   app.removeContentTypeParser('text/plain');
-  app.addContentTypeParser(['application/json', 'application/merge-patch+json'], { parseAs: 'string' }, (req, body, done) => {
-    if (body === '' || (typeof body === 'string' && body.trim() === '')) return done(null, undefined);
-    parseJson(req, body as string, done);
+  // Read as bytes so that invalid UTF-8 is a 400 rather than U+FFFD; NUL and lone surrogates are 400s too.
+  app.addContentTypeParser(['application/json', 'application/merge-patch+json'], { parseAs: 'buffer' }, (req, bytes, done) => {
+    let text: string;
+    try {
+      text = decodeUtf8(bytes as Buffer, 'The body');
+    } catch (err) {
+      return done(err as Error, undefined);
+    }
+    if (text.trim() === '') return done(null, undefined);
+    parseJson(req, text, (err, body) => (err ? done(err, undefined) : done(unsafeTextError(body, 'body'), body)));
   });
 
   // multipart/form-data uploads are read as streams by the routes that take them (limits set there).

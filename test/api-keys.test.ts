@@ -185,11 +185,13 @@ describe('API keys', () => {
 
     it('answers 404 for a user of another workspace or an unknown or malformed user id', async () => {
       const stranger = await newUser(t, await newWorkspace(t), 'standard');
-      for (const userId of [stranger.id, 'usr_01jd0000000000000000000000', 'nope', 'usr_\u0000', 'key_01jd0000000000000000000000']) {
+      for (const userId of [stranger.id, 'usr_01jd0000000000000000000000', 'nope', 'key_01jd0000000000000000000000']) {
         const res = await api(t, ws.admin, 'POST', '/v1/api-keys', { name: 'x', user_id: userId });
         assert.equal(res.statusCode, 404, `${JSON.stringify(userId)}: ${res.body}`);
         assert.equal(res.json().code, 'not_found');
       }
+      // NUL is never text, in any body field (docs/conventions.md).
+      assert.equal((await api(t, ws.admin, 'POST', '/v1/api-keys', { name: 'x', user_id: 'usr_\u0000' })).statusCode, 400);
     });
 
     it('rejects bad bodies (400), never 500', async () => {
@@ -318,11 +320,13 @@ describe('API keys', () => {
     });
 
     it('finds nothing for an unknown, foreign or malformed user_id (admin)', async () => {
-      for (const userId of ['usr_01jd0000000000000000000000', ws.admin.id, 'garbage', '%00']) {
+      for (const userId of ['usr_01jd0000000000000000000000', ws.admin.id, 'garbage']) {
         const res = await api(t, lw.admin, 'GET', `/v1/api-keys?user_id=${userId}`);
         assert.equal(res.statusCode, 200, `${userId}: ${res.body}`);
         assert.deepEqual(res.json().data, []);
       }
+      // NUL is never text, in any query parameter (docs/conventions.md).
+      assert.equal((await api(t, lw.admin, 'GET', '/v1/api-keys?user_id=%00')).statusCode, 400);
     });
 
     it('pages with limit and cursor', async () => {

@@ -114,7 +114,7 @@ describe('applying and following the status', () => {
       [{ email: 42 }, 'body.email', 'must be string'],
       [{ company_name: '' }, 'body.company_name', 'must NOT have fewer than 1 characters'],
       [{ company_name: '   ' }, 'body.company_name', 'must not be blank'],
-      [{ contact_name: 'Ada\u0000' }, 'body.contact_name', 'must match pattern "^[^\\u0000-\\u001F\\u007F]*$"'],
+      [{ contact_name: 'Ada\u0007' }, 'body.contact_name', 'must match pattern "^[^\\u0000-\\u001F\\u007F]*$"'],
       [{ website: 'javascript:alert(1)' }, 'body.website', 'must match pattern "^https?://[^\\s]+$"'],
       [{ expected_monthly_requests: -1 }, 'body.expected_monthly_requests', 'must be >= 0'],
       [{ expected_monthly_requests: '1000' }, 'body.expected_monthly_requests', 'must be integer'],

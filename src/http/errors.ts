@@ -71,6 +71,7 @@ export const ERROR_CODES: Record<string, string> = {
   invalid_cursor: '400: the pagination cursor is not one this list issued.',
   invalid_header: '400: a request header has an invalid value.',
   invalid_url: '400: the URL is not validly percent-encoded.',
+  invalid_utf8: '400: the body, or a percent-encoded part of the URL, is not valid UTF-8 (nothing is silently replaced).',
   empty_file: '400: the uploaded file has no bytes.',
   missing_file: '400: a multipart upload has no `file` part.',
   bad_request: '400 (or another 4xx): the request is malformed in a way no more specific code covers.',
@@ -90,6 +91,7 @@ export const ERROR_CODES: Record<string, string> = {
   route_not_found: '404: no such endpoint.',
   method_not_allowed: '405: the endpoint exists but not with this method; see `Allow`.',
   not_acceptable: '406: the endpoint cannot answer in a type the `Accept` header allows.',
+  request_timeout: '408: the request was not received in time; the connection is closed.',
   conflict: '409: the change conflicts with the current state.',
   email_taken: '409: another user of the workspace has this e-mail address.',
   handle_taken: '409: another user of the workspace has this handle.',
@@ -119,6 +121,7 @@ export const ERROR_CODES: Record<string, string> = {
   photo_not_in_project: '422: a `photo_ids` entry is not a photo of the project (the task\'s, or the one a report is asked of); `detail` names it.',
   rate_limited: '429: too many requests for this key; see `Retry-After`.',
   application_rate_limited: '429: too many developer applications from your address; see `Retry-After`.',
+  headers_too_large: '431: the request headers are too large (16 KiB in all by default); the connection is closed.',
   internal_error: '500: something failed on our side; the request id helps us find it.',
   service_unavailable: '503: the database is unreachable.',
 };

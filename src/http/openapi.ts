@@ -157,6 +157,11 @@ export function documentMultipart(method: string, path: string, form: DocSchema)
   MULTIPART_BODIES.set(`${method.toLowerCase()} ${path}`, form);
 }
 
+/** Whether the route at `url` (Fastify form: `/v1/projects/:id/photos`) was documented as taking multipart/form-data. */
+export function takesMultipart(method: string, url: string): boolean {
+  return MULTIPART_BODIES.has(`${method.toLowerCase()} ${url.replace(/:(\w+)/g, '{$1}')}`);
+}
+
 function addMultipartBodies(document: DocSchema): DocSchema {
   for (const [key, form] of MULTIPART_BODIES) {
     const [method, path] = key.split(' ') as [string, string];

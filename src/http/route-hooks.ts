@@ -1,6 +1,6 @@
 import type { FastifyInstance, RouteOptions } from 'fastify';
 
-type RouteHookName = 'preHandler' | 'preSerialization' | 'onSend';
+type RouteHookName = 'onRequest' | 'preValidation' | 'preHandler' | 'preSerialization' | 'onSend';
 
 /**
  * Attaches a hook to the routes it applies to (decided once, when each route is declared)

@@ -1,4 +1,4 @@
-import { Type, type Static, type TSchema, type TUnsafe } from '@sinclair/typebox';
+import { Type, type Static, type StringOptions, type TSchema, type TString, type TUnsafe } from '@sinclair/typebox';
 
 /**
  * Schema builders for the shapes TypeBox would otherwise express with `anyOf`. A `type` array
@@ -15,4 +15,18 @@ export function Nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null
 /** One of a fixed set of strings: `{type: 'string', enum: [...]}`. */
 export function StringEnum<const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}): TUnsafe<T[number]> {
   return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+}
+
+/** Patterns of text that must say something; validation.ts words their errors ("must not be blank"). */
+export const NOT_BLANK = '\\S';
+export const NOT_BLANK_LINE = '^[^\\u0000-\\u001F\\u007F]*[^\\u0000-\\u001F\\u007F\\s][^\\u0000-\\u001F\\u007F]*$';
+
+/**
+ * A name or title that must say something: at least one character that is not white space
+ * (`"   "` is a 400, as `""` is). `line: true` also refuses control characters (tabs, line
+ * breaks) in what shows as one line: names in pickers and lists. (NUL is refused everywhere: text-input.ts.)
+ */
+export function NonBlankString(options: StringOptions & { line?: boolean } = {}): TString {
+  const { line, ...rest } = options;
+  return Type.String({ minLength: 1, ...rest, pattern: line ? NOT_BLANK_LINE : NOT_BLANK });
 }

@@ -2,6 +2,9 @@ import Ajv, { type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifyInstance, FastifySchemaValidationError } from 'fastify';
 import type { FieldError } from './errors.ts';
+import { NOT_BLANK, NOT_BLANK_LINE } from './schema-types.ts';
+import { registerRequestShape } from './request-shape.ts';
+import { registerTextChecks } from './text-input.ts';
 
 /**
  * Two validators: bodies are checked strictly as sent (no type coercion, unknown fields are an
@@ -11,7 +14,14 @@ import type { FieldError } from './errors.ts';
 /** Marks a JSON body schema of a route that also accepts multipart/form-data (see registerValidation). */
 export const ALSO_MULTIPART = 'x-also-multipart';
 
+/**
+ * Also registers the rules every request meets whatever its route's schema says: text without
+ * NUL or broken Unicode (text-input.ts), and no query, body or Accept a route does not declare
+ * (request-shape.ts).
+ */
 export function registerValidation(app: FastifyInstance): void {
+  registerTextChecks(app);
+  registerRequestShape(app);
   // allErrors: a client fixes every field in one round trip; the answer lists at most MAX_FIELD_ERRORS.
   const common = { allErrors: true, useDefaults: true, removeAdditional: false, strict: false } as const;
   const bodyAjv = addFormats.default(new Ajv.default({ ...common, coerceTypes: false }));
@@ -33,6 +43,12 @@ export function registerValidation(app: FastifyInstance): void {
     return validate;
   });
 }
+
+/** Readable words for the patterns of schema-types.ts (Ajv would quote the expression). */
+const PATTERN_MESSAGES: Record<string, string> = {
+  [NOT_BLANK]: 'must not be blank (only white space)',
+  [NOT_BLANK_LINE]: 'must not be blank (only white space) or contain control characters such as tabs or line breaks',
+};
 
 const PART_NAMES: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' };
 
@@ -75,7 +91,10 @@ export const MAX_FIELD_ERRORS = 20;
 /** Fastify/Ajv validation errors as `errors: [{path, message}]` with paths like `body.address.city`. */
 export function toFieldErrors(errors: FastifySchemaValidationError[], context: string | undefined): FieldError[] {
   const part = PART_NAMES[context ?? 'body'] ?? context ?? 'body';
-  return foldUnions(errors as unknown as ErrorObject[]).slice(0, MAX_FIELD_ERRORS).map((err) => {
+  const folded = foldUnions(errors as unknown as ErrorObject[]);
+  // An empty string fails both `minLength` and a not-blank pattern: one message is enough.
+  const tooShort = new Set(folded.filter((e) => e.keyword === 'minLength').map((e) => e.instancePath));
+  return folded.filter((e) => !(e.keyword === 'pattern' && tooShort.has(e.instancePath))).slice(0, MAX_FIELD_ERRORS).map((err) => {
     const segments = (err.instancePath || '').split('/').filter(Boolean).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
     let message = err.message ?? 'is invalid';
     if (err.keyword === 'required') {
@@ -86,6 +105,8 @@ export function toFieldErrors(errors: FastifySchemaValidationError[], context: s
       message = 'is not a known field';
     } else if (err.keyword === 'type') {
       message = `must be ${String(err.params.type).split(',').join(' or ')}`; // `type: ['string', 'null']`
+    } else if (err.keyword === 'pattern' && PATTERN_MESSAGES[String(err.params.pattern)]) {
+      message = PATTERN_MESSAGES[String(err.params.pattern)]!;
     } else if (err.keyword === 'enum') {
       message = `must be one of: ${(err.params.allowedValues as unknown[]).join(', ')}`;
     } else if (err.keyword === 'type' && Array.isArray(err.params.type)) {

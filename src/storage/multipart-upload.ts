@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
 import { ApiError, validationFailed, type FieldError } from '../http/errors.ts';
+import { findUnsafeText } from '../http/text-input.ts';
 import type { BlobStore } from './blob-store.ts';
 import { tooLarge } from './intake.ts';
 
@@ -44,12 +45,16 @@ export async function readMultipartUpload<S extends { key: string }, F>(
           errors.push({ path: `body.${part.fieldname}`, message: `unknown file field; send the ${options.what} as \`file\`` });
           continue;
         }
+        const badName = findUnsafeText(part.filename, 'body.file');
+        if (badName) errors.push({ ...badName, message: `its file name ${badName.message}` });
         filename = part.filename;
         stored = await options.receive(part.file, part.filename, values);
       } else if (!options.fieldNames.has(part.fieldname)) {
         errors.push({ path: `body.${part.fieldname}`, message: 'unknown field' });
       } else {
-        values.set(part.fieldname, [...(values.get(part.fieldname) ?? []), String(part.value)]);
+        const unsafe = findUnsafeText(String(part.value), `body.${part.fieldname}`);
+        if (unsafe) errors.push(unsafe);
+        else values.set(part.fieldname, [...(values.get(part.fieldname) ?? []), String(part.value)]);
       }
     }
     if (!stored) {

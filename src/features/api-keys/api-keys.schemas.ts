@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { PageQuery } from '../../http/pagination.ts';
-import { Nullable, StringEnum } from '../../http/schema-types.ts';
+import { NonBlankString, Nullable, StringEnum } from '../../http/schema-types.ts';
 
 export const ApiKey = Type.Object({
   id: Type.String({ description: 'key_…' }),
@@ -25,7 +25,7 @@ export const ApiKeyWithSecret = Type.Composite([ApiKey, Type.Object({
 })], { title: 'ApiKeyWithSecret' });
 
 export const ApiKeyCreate = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 100, pattern: '^[^\\u0000-\\u001F\\u007F]*$', description: 'What the key is for, e.g. `CI deploys`.' }),
+  name: NonBlankString({ line: true, maxLength: 100, description: 'What the key is for, e.g. `CI deploys`; one line, not only white space.' }),
   user_id: Type.Optional(Type.String({ maxLength: 100, description: 'Whose key it is; admins may name another user. Defaults to the caller.' })),
   read_only: Type.Optional(Type.Boolean({ default: false })),
   expires_at: Type.Optional(Type.String({ format: 'date-time', description: 'When the key stops working (RFC 3339, in the future); omit for a key that does not expire.' })),

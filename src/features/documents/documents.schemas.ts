@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { PageQuery } from '../../http/pagination.ts';
+import { NonBlankString } from '../../http/schema-types.ts';
 
 export const Document = Type.Object({
   id: Type.String({ description: 'doc_…' }),
@@ -25,7 +26,7 @@ export const DocumentUploadForm = {
 } as const;
 
 export const DocumentPatch = Type.Object({
-  name: Type.Optional(Type.String({ minLength: 1, maxLength: 255, pattern: '\\S' })),
+  name: Type.Optional(NonBlankString({ maxLength: 255 })),
 }, { additionalProperties: false, title: 'DocumentPatch' });
 export type DocumentPatchInput = Static<typeof DocumentPatch>;
 

@@ -1,14 +1,14 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { PageQuery } from '../../http/pagination.ts';
-import { Nullable, StringEnum } from '../../http/schema-types.ts';
+import { NonBlankString, Nullable, StringEnum } from '../../http/schema-types.ts';
 
 // PostgreSQL text cannot hold NUL characters, so free text refuses them up front (400, not 500).
 const NO_NUL = '^[^\\u0000]*$';
 const Text = (maxLength: number, description?: string) => Type.String({ maxLength, pattern: NO_NUL, ...(description ? { description } : {}) });
 const Timestamp = Type.String({ format: 'date-time' });
 
-const ProjectName = Type.String({
-  minLength: 1, maxLength: 200, pattern: '^[^\\u0000]*[^\\u0000\\s][^\\u0000]*$',
+const ProjectName = NonBlankString({
+  maxLength: 200,
   description: '1..200 characters, not only whitespace; stored trimmed.',
 });
 const Description = Text(10_000, 'Free text, up to 10,000 characters.');

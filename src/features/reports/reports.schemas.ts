@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { PageQuery } from '../../http/pagination.ts';
-import { Nullable, StringEnum } from '../../http/schema-types.ts';
+import { NonBlankString, Nullable, StringEnum } from '../../http/schema-types.ts';
 
 const Timestamp = Type.String({ format: 'date-time' });
 const IdPattern = (prefix: string) => `^${prefix}_[0-9a-hjkmnp-tv-z]{26}$`;
@@ -23,7 +23,7 @@ export const ReportOptionsInput = Type.Object({
 }, { additionalProperties: false, title: 'ReportOptionsInput' });
 
 export const ReportCreate = Type.Object({
-  title: Type.String({ minLength: 1, maxLength: TITLE_MAX, description: 'Printed on the cover and used as the file name.' }),
+  title: NonBlankString({ maxLength: TITLE_MAX, description: 'Printed on the cover and used as the file name; not only white space.' }),
   photo_ids: Type.Optional(Type.Array(Type.String({ maxLength: 100 }), {
     minItems: 1, maxItems: MAX_PHOTO_IDS, uniqueItems: true, description: `pho_… ids of the project's photos (up to ${MAX_PHOTO_IDS}); every one must belong to the project.`,
   })),

@@ -1,14 +1,14 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { PageQuery } from '../../http/pagination.ts';
-import { Nullable, StringEnum } from '../../http/schema-types.ts';
+import { NonBlankString, Nullable, StringEnum } from '../../http/schema-types.ts';
 
 export const TAG_NAME_MAX = 50;
 export const DEFAULT_TAG_COLOR = '#808080';
 
 // No control characters (names show in pickers and lists; PostgreSQL text cannot hold NUL), and
 // not only whitespace: the name is stored trimmed and must keep at least one character.
-const TagName = Type.String({
-  minLength: 1, maxLength: TAG_NAME_MAX, pattern: '^[^\\u0000-\\u001F\\u007F]*[^\\u0000-\\u001F\\u007F\\s][^\\u0000-\\u001F\\u007F]*$',
+const TagName = NonBlankString({
+  line: true, maxLength: TAG_NAME_MAX,
   description: `1..${TAG_NAME_MAX} characters, not only whitespace, no control characters; stored trimmed. Unique per workspace regardless of case ("Roof" and "roof" are the same name).`,
 });
 const TagColor = Type.String({

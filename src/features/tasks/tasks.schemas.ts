@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { PageQuery } from '../../http/pagination.ts';
-import { Nullable, StringEnum } from '../../http/schema-types.ts';
+import { NonBlankString, Nullable, StringEnum } from '../../http/schema-types.ts';
 
 // PostgreSQL text cannot hold NUL characters, so free text refuses them up front (400, not 500).
 const NO_NUL = '^[^\\u0000]*$';
@@ -11,8 +11,8 @@ export const TITLE_MAX = 200;
 export const DESCRIPTION_MAX = 10_000;
 export const MAX_PHOTO_IDS = 100;
 
-const Title = Type.String({
-  minLength: 1, maxLength: TITLE_MAX, pattern: '^[^\\u0000]*[^\\u0000\\s][^\\u0000]*$',
+const Title = NonBlankString({
+  maxLength: TITLE_MAX,
   description: `1..${TITLE_MAX} characters, not only whitespace; stored trimmed.`,
 });
 const Description = Type.String({ maxLength: DESCRIPTION_MAX, pattern: NO_NUL, description: `Free text, up to ${DESCRIPTION_MAX.toLocaleString('en')} characters.` });

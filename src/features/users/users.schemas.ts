@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { PageQuery } from '../../http/pagination.ts';
-import { Nullable, StringEnum } from '../../http/schema-types.ts';
+import { NonBlankString, Nullable, StringEnum } from '../../http/schema-types.ts';
 
 export const RoleSchema = StringEnum(['admin', 'manager', 'standard', 'restricted'], {
   description: 'admin: everything; manager: all projects and users below admin; standard: all projects\' content; restricted: only projects they belong to or created.',
@@ -11,7 +11,7 @@ const Handle = Type.String({
 });
 const Email = Type.String({ format: 'email', maxLength: 254 });
 // No control characters: PostgreSQL text cannot hold NUL, and names are shown in lists.
-const Name = Type.String({ minLength: 1, maxLength: 100, pattern: '^[^\\u0000-\\u001F\\u007F]*$' });
+const Name = NonBlankString({ line: true, maxLength: 100 });
 
 export const User = Type.Object({
   id: Type.String({ description: 'usr_…' }),
