@@ -78,8 +78,12 @@ describe('the README webhook receiver', () => {
     const ping = await api(t, ws.admin, 'POST', `/v1/webhooks/${created.json().id}/ping`);
     assert.equal(ping.statusCode, 202, ping.body);
     await eventually('both events printed', () => output.includes(`project.created ${project.json().id}`) && output.includes(`webhook.ping ${created.json().id}`));
-    const statuses = await t.db.selectFrom('webhook_attempts').innerJoin('webhook_deliveries as d', 'd.id', 'webhook_attempts.delivery_id')
-      .select('webhook_attempts.status_code').where('d.endpoint_id', '=', created.json().id).execute();
+    // The receiver prints before it answers; the attempts are recorded after the answer.
+    const statuses = await eventually('both attempts recorded', async () => {
+      const rows = await t.db.selectFrom('webhook_attempts').innerJoin('webhook_deliveries as d', 'd.id', 'webhook_attempts.delivery_id')
+        .select('webhook_attempts.status_code').where('d.endpoint_id', '=', created.json().id).execute();
+      return rows.length >= 2 && rows;
+    });
     assert.deepEqual(statuses.map((s) => s.status_code), [204, 204], output);
 
     const forged = await fetch(`http://127.0.0.1:${port}/`, {
