@@ -142,9 +142,6 @@ async function closeApi(app: App, cutoff: AbortSignal, log: Logger): Promise<voi
   };
   cutoff.addEventListener('abort', cut, { once: true });
   try {
-    // Two turns of the event loop first: connections the kernel has already accepted, and the
-    // requests already sent on them, reach the server instead of being reset with the listener.
-    for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
     await app.close();
   } catch (err) {
     log.error({ err }, 'closing the API failed');

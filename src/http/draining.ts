@@ -12,9 +12,10 @@ const SWEEP_MS = 100;
  * stops accepting connections, closes the idle keep-alive ones and waits for the rest; this adds
  * what Fastify and node leave out:
  *
- * - requests already running finish, and their responses carry `Connection: close`, so the
- *   client does not keep a connection the server is about to drop (a busy keep-alive connection
- *   would otherwise stay open after its response, and app.close() wait for its 72 s timeout);
+ * - requests already running finish (and those already sent when closing begins are served),
+ *   and their responses carry `Connection: close`, so the client does not keep a connection the
+ *   server is about to drop (a busy keep-alive connection would otherwise stay open after its
+ *   response, and app.close() wait for its 72 s keep-alive timeout);
  * - connections that become idle later (a response that started before closing did) are closed,
  *   and so are connections that never sent a byte (node does not count them as idle, so one
  *   browser preconnect would hold the close up for minutes), once they have been silent for a second;
@@ -32,9 +33,17 @@ export function registerDraining(app: FastifyInstance): void {
     socket.once('close', () => opened.delete(socket));
   });
 
+  /** Every response from now on says `Connection: close`. */
+  let draining = false;
+  /** Every request from now on is refused. */
   let closing = false;
   let sweep: NodeJS.Timeout | undefined;
   app.addHook('preClose', async () => {
+    draining = true;
+    // Two turns of the event loop before the listener closes: connections the kernel has already
+    // accepted, and requests already sent on idle keep-alive connections, reach the server and
+    // are served, instead of being reset with the listener and the idle connections.
+    for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
     closing = true;
     sweep = setInterval(() => {
       app.server.closeIdleConnections();
@@ -55,6 +64,6 @@ export function registerDraining(app: FastifyInstance): void {
   });
 
   app.addHook('onSend', async (_req, reply) => {
-    if (closing) reply.header('connection', 'close');
+    if (draining) reply.header('connection', 'close');
   });
 }
