@@ -121,4 +121,5 @@ export const ERROR_CODES: Record<string, string> = {
   application_rate_limited: '429: too many developer applications from your address; see `Retry-After`.',
   internal_error: '500: something failed on our side; the request id helps us find it.',
   service_unavailable: '503: the database is unreachable.',
+  shutting_down: '503: this server is shutting down; send the request again (see `Retry-After`), a new connection reaches one that is up.',
 };
