@@ -140,7 +140,8 @@ async function closeApi(app: App, cutoff: AbortSignal, log: Logger): Promise<voi
     log.warn('Requests still running at the shutdown cutoff; closing their connections');
     app.server.closeAllConnections();
   };
-  cutoff.addEventListener('abort', cut, { once: true });
+  if (cutoff.aborted) queueMicrotask(cut); // start-up took the drain window
+  else cutoff.addEventListener('abort', cut, { once: true });
   try {
     await app.close();
   } catch (err) {
