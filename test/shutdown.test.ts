@@ -238,8 +238,8 @@ describe('SIGTERM under load', () => {
     }
   });
 
-  it('idle keep-alive clients and silent connections do not hold the exit up', async () => {
-    const service = await Service.start('serve', serviceEnv());
+  it('idle keep-alive clients and silent connections do not hold the exit up (API and worker in one process)', async () => {
+    const service = await Service.start('start', serviceEnv());
     const agent = new Agent({ connections: 10, keepAliveTimeout: 60_000, keepAliveMaxTimeout: 60_000 });
     const { hostname, port } = new URL(service.url);
     const silent = net.connect(Number(port), hostname);
@@ -251,7 +251,7 @@ describe('SIGTERM under load', () => {
       for (const o of warm) assert.equal(o.kind === 'response' && o.status, 200);
       // Ten idle keep-alive connections in the agent's pool, one that never sent a byte.
       const { code, ms } = await terminate(service);
-      console.log(`# shutdown of \`serve\` with 11 idle connections: exit ${code} after ${ms} ms`);
+      console.log(`# shutdown of \`start\` with 11 idle connections: exit ${code} after ${ms} ms`);
       assert.equal(code, 0, service.output);
       assert.ok(ms < BUDGET_MS, `exited after ${ms} ms`);
       assert.ok(!service.messages.some((m) => /cutoff/.test(m)), 'the idle connections were closed, not cut at the cutoff');

@@ -91,7 +91,7 @@ export async function runService(role: Role, config: Config): Promise<void> {
   const shutdown = (reason: string, code: number): Promise<void> => closing ??= (async () => {
     const signalled = performance.now();
     const { budgetMs, cutoffMs } = shutdownPlan(config);
-    log.info(`Shutting down (${reason}); work in flight has ${cutoffMs / 1000} s to finish`);
+    log.info({ cutoff_seconds: cutoffMs / 1000, budget_seconds: budgetMs / 1000 }, `Shutting down (${reason})`);
     const force = setTimeout(() => {
       log.error(`Shutdown took longer than ${budgetMs / 1000} s; exiting anyway`);
       process.exit(1);
@@ -112,7 +112,7 @@ export async function runService(role: Role, config: Config): Promise<void> {
       log.warn('Some database connections were still in use; leaving them to the exit');
     }
     await location?.release().catch((err: unknown) => log.error({ err }, 'stopping the embedded PostgreSQL failed'));
-    log.info(`Stopped ${Math.round(performance.now() - signalled)} ms after the ${reason}`);
+    log.info({ shutdown_ms: Math.round(performance.now() - signalled) }, 'Stopped');
     process.exit(code);
   })();
   // `on`, not `once`: wrappers (npm, tsx) forward the signal the terminal already sent to the whole
