@@ -285,7 +285,8 @@ describe('SIGTERM to a worker with work in flight', () => {
       await locker.query('begin');
       await locker.query('select 1 from photos where id = $1 for update', [photoId]);
 
-      const first = await Service.start('worker', serviceEnv());
+      // A lease far longer than the test: only a hand-back lets the next worker send the delivery in time.
+      const first = await Service.start('worker', serviceEnv({ JOBSITE_WEBHOOK_LEASE_SECONDS: '300' }));
       await eventually('the webhook send to be in flight', () => receiver.at('/slow').length === 1, 20_000);
       await eventually('the job to wait for the row lock', async () => {
         const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
@@ -315,9 +316,9 @@ describe('SIGTERM to a worker with work in flight', () => {
       await locker.end();
     }
 
-    // The next worker sends the delivery and runs the job at once (the 30 s lease would still be running).
+    // The next worker sends the delivery and runs the job at once.
     answering = true;
-    const second = await Service.start('worker', serviceEnv());
+    const second = await Service.start('worker', serviceEnv({ JOBSITE_WEBHOOK_LEASE_SECONDS: '300' }));
     await eventually('the delivery to succeed', async () => (await t.db.selectFrom('webhook_deliveries').select('status')
       .where('endpoint_id', '=', hook.json().id).executeTakeFirstOrThrow()).status === 'succeeded', 15_000);
     await eventually('the photo to be processed', async () => (await t.db.selectFrom('photos').select('processing_status')
