@@ -59,7 +59,7 @@ function listenUrl(app: App): string {
  * still running is cut (HTTP) or handed back to the queue (jobs, deliveries), and the reserve
  * is left for closing the pool and stopping the embedded PostgreSQL.
  */
-export function shutdownPlan(config: Config): { budgetMs: number; cutoffMs: number } {
+function shutdownPlan(config: Config): { budgetMs: number; cutoffMs: number } {
   const budgetMs = config.shutdownTimeoutSeconds * 1000;
   return { budgetMs, cutoffMs: budgetMs - Math.min(CLOSE_RESERVE_MS, Math.round(budgetMs * 0.3)) };
 }
