@@ -210,7 +210,6 @@ describe('SIGTERM under load', () => {
       const ok = responses.filter((o) => o.status === 200);
       for (const r of ok) assert.equal(r.json.data.length, PAGE, 'each 200 is whole');
       for (const r of responses.filter((o) => o.status !== 200)) assertShuttingDown(r.status, r.headers, r.json);
-      // Requests running when the signal came finished, and told the client to drop the connection.
       // No answer at all only for requests the server never got: refused or reset before any byte came back.
       for (const o of outcomes) {
         if (o.kind === 'error') {
