@@ -7,6 +7,7 @@ import { newId } from './ids.ts';
 import { ApiKeyAuthenticator, registerAuth } from './http/auth.ts';
 import { registerErrorHandling, sendProblem, toApiError } from './http/error-handler.ts';
 import { ApiError } from './http/errors.ts';
+import { registerDraining } from './http/draining.ts';
 import { registerEtags } from './http/etag.ts';
 import { registerIdempotency } from './http/idempotency.ts';
 import { registerMetrics } from './http/metrics.ts';
@@ -96,11 +97,14 @@ export async function buildApp({ config, db, logger, blobs: givenBlobs }: AppDep
     frameworkErrors: (err, req, reply) => sendProblem(req, reply, toApiError(err)),
     // Requests Node refuses before Fastify (headers too large, bad HTTP): problem+json and close.
     clientErrorHandler: answerClientError,
+    // While closing, registerDraining answers a problem+json 503 instead of Fastify's plain one.
+    return503OnClosing: false,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
   });
+  registerDraining(app);
 
   // JSON bodies; an empty body on a POST action (e.g. /archive) is simply no body.
   const parseJson = app.getDefaultJsonParser('error', 'error');

@@ -18,6 +18,8 @@ export interface Config {
   /** JOBSITE_WEBHOOK_ENDPOINTS_PER_WORKSPACE: the most webhook endpoints one workspace may have (default 20). */
   webhookEndpointsPerWorkspace: number;
   rateLimitPerMinute: number;
+  /** JOBSITE_SHUTDOWN_TIMEOUT_SECONDS: how long SIGTERM/SIGINT may take, in-flight work included (default 10 s; docs/operations.md). */
+  shutdownTimeoutSeconds: number;
   logLevel: string;
   /** Media limits and processing (photos, videos); see README. */
   media: MediaConfig;
@@ -85,6 +87,9 @@ export class ConfigError extends Error {
   }
 }
 
+/** What a stop (SIGTERM, SIGINT) may take by default, from the signal to the exit (orchestrators wait 10-30 s before SIGKILL). */
+export const DEFAULT_SHUTDOWN_TIMEOUT_SECONDS = 10;
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -107,6 +112,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const webhookLeaseSeconds = int('JOBSITE_WEBHOOK_LEASE_SECONDS', 30, 1, 3600);
   const webhookEndpointsPerWorkspace = int('JOBSITE_WEBHOOK_ENDPOINTS_PER_WORKSPACE', 20, 1, 10_000);
   const rateLimitPerMinute = int('JOBSITE_RATE_LIMIT', 600, 1, 1_000_000_000);
+  // At least 2 s: the last part of the budget is kept for closing the pool and the embedded PostgreSQL.
+  const shutdownTimeoutSeconds = int('JOBSITE_SHUTDOWN_TIMEOUT_SECONDS', DEFAULT_SHUTDOWN_TIMEOUT_SECONDS, 2, 3600);
 
   let databaseUrl: string | null = env.DATABASE_URL || null;
   if (databaseUrl) {
@@ -172,7 +179,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
   if (problems.length) throw new ConfigError(problems);
   return Object.freeze({
-    port, host, databaseUrl, dataDir, publicUrl, storage, urlSigningSecret, webhookAllowPrivate, webhookLeaseSeconds, webhookEndpointsPerWorkspace, rateLimitPerMinute, logLevel, media: Object.freeze(media),
+    port, host, databaseUrl, dataDir, publicUrl, storage, urlSigningSecret, webhookAllowPrivate, webhookLeaseSeconds, webhookEndpointsPerWorkspace,
+    rateLimitPerMinute, shutdownTimeoutSeconds, logLevel, media: Object.freeze(media),
     developerProgram: Object.freeze(developerProgram),
   });
 }

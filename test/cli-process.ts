@@ -22,7 +22,7 @@ export interface CliResult {
 export function cliEnv(vars: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...vars };
   for (const name of ['JOBSITE_PUBLIC_URL', 'JOBSITE_STORAGE', 'JOBSITE_RATE_LIMIT', 'JOBSITE_WEBHOOK_ALLOW_PRIVATE',
-    'JOBSITE_SMTP_URL', 'JOBSITE_MAIL_FROM', 'JOBSITE_OPERATOR_WEBHOOK_URL', 'JOBSITE_OPERATOR_WEBHOOK_SECRET', 'JOBSITE_APPLICATION_RATE_LIMIT', 'JOBSITE_TRUST_PROXY']) {
+    'JOBSITE_SMTP_URL', 'JOBSITE_MAIL_FROM', 'JOBSITE_OPERATOR_WEBHOOK_URL', 'JOBSITE_OPERATOR_WEBHOOK_SECRET', 'JOBSITE_APPLICATION_RATE_LIMIT', 'JOBSITE_TRUST_PROXY', 'JOBSITE_SHUTDOWN_TIMEOUT_SECONDS']) {
     if (!(name in vars)) delete env[name];
   }
   return env;

@@ -1,12 +1,11 @@
 import net from 'node:net';
-import type { Runner } from 'graphile-worker';
 import pino, { type Logger } from 'pino';
 import { buildApp } from '../app.ts';
 import { loadConfig, type Config } from '../config.ts';
 import { openDatabase, type Db, type DatabaseHandle } from '../db/database.ts';
 import type { App } from '../http/types.ts';
 import { WebhookDispatcher } from '../features/webhooks/webhooks.dispatcher.ts';
-import { startWorker } from '../jobs/queue.ts';
+import { startWorker, type JobWorker } from '../jobs/queue.ts';
 import { EventLog } from '../features/events/events.log.ts';
 import type { BlobStore } from '../storage/blob-store.ts';
 import { createBlobStore } from '../storage/create-blob-store.ts';
@@ -55,36 +54,65 @@ function listenUrl(app: App): string {
 }
 
 /**
- * Runs the API, the worker or both until SIGINT/SIGTERM, then shuts down in order: HTTP, worker,
- * pool, and last the embedded PostgreSQL (which stops only when no other jobsite process uses it).
- * A signal during start-up lets start-up reach a clean point first, then shuts down the same way.
+ * How a stop spends its budget (JOBSITE_SHUTDOWN_TIMEOUT_SECONDS, from the signal to the exit):
+ * requests, jobs and webhook sends in flight get all of it but a reserve; at the cutoff, what is
+ * still running is cut (HTTP) or handed back to the queue (jobs, deliveries), and the reserve
+ * is left for closing the pool and stopping the embedded PostgreSQL.
+ */
+function shutdownPlan(config: Config): { budgetMs: number; cutoffMs: number } {
+  const budgetMs = config.shutdownTimeoutSeconds * 1000;
+  return { budgetMs, cutoffMs: budgetMs - Math.min(CLOSE_RESERVE_MS, Math.round(budgetMs * 0.3)) };
+}
+
+/** Kept for the pool and the embedded PostgreSQL (whose fast stop takes well under a second). */
+const CLOSE_RESERVE_MS = 3000;
+
+/** The longest the pool may take to close once everything that used it has stopped. */
+const POOL_CLOSE_MS = 1000;
+
+/**
+ * Runs the API, the worker or both until SIGINT/SIGTERM, then shuts down within the budget of
+ * shutdownPlan: the API, the webhook dispatcher and the job worker together (each finishing what
+ * it has in flight), then the worker's blob store, the pool, and last the embedded PostgreSQL
+ * (which stops only when no other jobsite process uses it). A signal during start-up lets
+ * start-up reach a clean point first, then shuts down the same way.
  */
 export async function runService(role: Role, config: Config): Promise<void> {
   const log = pino({ level: config.logLevel });
   let location: DatabaseLocation | undefined;
   let handle: DatabaseHandle | undefined;
   let app: App | undefined;
-  let runner: Runner | undefined;
+  let worker: JobWorker | undefined;
   let workerBlobs: BlobStore | undefined;
   let dispatcher: WebhookDispatcher | undefined;
   let closing: Promise<void> | undefined;
   let starting: Promise<boolean> = Promise.resolve(true);
 
   const shutdown = (reason: string, code: number): Promise<void> => closing ??= (async () => {
-    log.info(`Shutting down (${reason})`);
+    const signalled = performance.now();
+    const { budgetMs, cutoffMs } = shutdownPlan(config);
+    log.info({ cutoff_seconds: cutoffMs / 1000, budget_seconds: budgetMs / 1000 }, `Shutting down (${reason})`);
     const force = setTimeout(() => {
-      log.error('Shutdown took longer than 30 s; exiting anyway');
+      log.error(`Shutdown took longer than ${budgetMs / 1000} s; exiting anyway`);
       process.exit(1);
-    }, 30_000);
+    }, budgetMs);
     force.unref();
+    const cutoff = new AbortController();
+    const cutoffTimer = setTimeout(() => cutoff.abort(), cutoffMs);
     await starting;
-    await app?.close().catch((err: unknown) => log.error({ err }, 'closing the API failed'));
-    await dispatcher?.stop().catch((err: unknown) => log.error({ err }, 'stopping the webhook dispatcher failed'));
-    await runner?.stop().catch((err: unknown) => log.error({ err }, 'stopping the worker failed'));
+    await Promise.all([
+      app && closeApi(app, cutoff.signal, log),
+      dispatcher?.stop(cutoff.signal).catch((err: unknown) => log.error({ err }, 'stopping the webhook dispatcher failed')),
+      worker?.stop(cutoff.signal).catch((err: unknown) => log.error({ err }, 'stopping the worker failed')),
+    ]);
+    clearTimeout(cutoffTimer);
     await workerBlobs?.close().catch((err: unknown) => log.error({ err }, 'closing the worker\'s blob store failed'));
-    await handle?.close().catch(() => undefined);
+    // Work abandoned at the cutoff may still hold a connection: the pool gets a moment, not the reserve.
+    if (handle && !(await settlesWithin(handle.close().catch(() => undefined), POOL_CLOSE_MS))) {
+      log.warn('Some database connections were still in use; leaving them to the exit');
+    }
     await location?.release().catch((err: unknown) => log.error({ err }, 'stopping the embedded PostgreSQL failed'));
-    log.info('Stopped');
+    log.info({ shutdown_ms: Math.round(performance.now() - signalled) }, 'Stopped');
     process.exit(code);
   })();
   // `on`, not `once`: wrappers (npm, tsx) forward the signal the terminal already sent to the whole
@@ -96,18 +124,49 @@ export async function runService(role: Role, config: Config): Promise<void> {
     location: (l) => { location = l; },
     handle: (h) => { handle = h; },
     app: (a) => { app = a; },
-    runner: (r) => { runner = r; },
+    worker: (w) => { worker = w; },
     workerBlobs: (b) => { workerBlobs = b; },
     dispatcher: (d) => { dispatcher = d; },
   });
   if (!(await starting)) await shutdown('start-up failure', 1);
 }
 
+/**
+ * Closes the API: no new connections, idle ones closed, requests in flight finish with
+ * `Connection: close` (src/http/draining.ts); at the cutoff the connections still open are cut.
+ */
+async function closeApi(app: App, cutoff: AbortSignal, log: Logger): Promise<void> {
+  const cut = () => {
+    log.warn('Requests still running at the shutdown cutoff; closing their connections');
+    app.server.closeAllConnections();
+  };
+  if (cutoff.aborted) queueMicrotask(cut); // start-up took the drain window
+  else cutoff.addEventListener('abort', cut, { once: true });
+  try {
+    await app.close();
+  } catch (err) {
+    log.error({ err }, 'closing the API failed');
+  } finally {
+    cutoff.removeEventListener('abort', cut);
+  }
+}
+
+/** Whether `promise` settles within `ms`. */
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), ms); });
+  try {
+    return await Promise.race([promise.then(() => true), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 interface Started {
   location(l: DatabaseLocation): void;
   handle(h: DatabaseHandle): void;
   app(a: App): void;
-  runner(r: Runner): void;
+  worker(w: JobWorker): void;
   workerBlobs(b: BlobStore): void;
   dispatcher(d: WebhookDispatcher): void;
 }
@@ -135,7 +194,7 @@ async function startUp(role: Role, config: Config, log: Logger, closing: () => b
       // The worker's own blob store (the API's is closed with the API), closed after the worker.
       const blobs = await createBlobStore(config, handle.db);
       started.workerBlobs(blobs);
-      started.runner(await startWorker(location.url, { db: handle.db, blobs, config, events: new EventLog(), log }, log));
+      started.worker(await startWorker(location.url, { db: handle.db, blobs, config, events: new EventLog(), log }, log));
       const dispatcher = new WebhookDispatcher(
         { db: handle.db, connectionString: location.url, config, log },
         { leaseSeconds: config.webhookLeaseSeconds },

@@ -124,4 +124,5 @@ export const ERROR_CODES: Record<string, string> = {
   headers_too_large: '431: the request headers are too large (16 KiB in all by default); the connection is closed.',
   internal_error: '500: something failed on our side; the request id helps us find it.',
   service_unavailable: '503: the database is unreachable.',
+  shutting_down: '503: this server is shutting down; send the request again (see `Retry-After`), a new connection reaches one that is up.',
 };

@@ -1,4 +1,5 @@
-import { run, runMigrations, runOnce, type Runner, type TaskList } from 'graphile-worker';
+import { EventEmitter } from 'node:events';
+import { run, runMigrations, runOnce, type Runner, type TaskList, type Worker, type WorkerEvents } from 'graphile-worker';
 import pg from 'pg';
 import type { Logger as PinoLogger } from 'pino';
 import { Logger, type LogFunctionFactory } from 'graphile-worker';
@@ -79,8 +80,23 @@ export async function runJobsOnce(connectionString: string, deps: JobDeps): Prom
   }
 }
 
-export async function startWorker(connectionString: string, deps: JobDeps, log?: PinoLogger, concurrency = deps.config.media.workerConcurrency): Promise<Runner> {
+/** A running worker (graphile-worker's runner and its pool of connections). */
+export interface JobWorker {
+  /** graphile-worker's events (job:start, job:complete, …). */
+  events: WorkerEvents;
+  /**
+   * Stops taking jobs and lets the running ones finish. If `cutoff` fires first, the jobs still
+   * running are handed back to the queue (unlocked, due at once, so any worker runs them again:
+   * jobs are safe to run twice) and stop() returns without waiting for them.
+   */
+  stop(cutoff?: AbortSignal): Promise<void>;
+}
+
+export async function startWorker(connectionString: string, deps: JobDeps, log?: PinoLogger, concurrency = deps.config.media.workerConcurrency): Promise<JobWorker> {
   const pgPool = ownPool(connectionString, Math.max(10, concurrency + 2), 'jobsite-worker');
+  const events = new EventEmitter() as WorkerEvents;
+  const workers: Worker[] = [];
+  events.on('worker:create', ({ worker }) => workers.push(worker));
   let runner: Runner;
   try {
     runner = await run({
@@ -91,18 +107,41 @@ export async function startWorker(connectionString: string, deps: JobDeps, log?:
       taskList: taskList(deps),
       crontab: WORKER_CRONTAB,
       logger: quietLogger(log),
+      events,
     });
   } catch (err) {
     await pgPool.end();
     throw err;
   }
-  const stopRunner = runner.stop.bind(runner);
-  runner.stop = async () => {
-    try {
-      await stopRunner();
-    } finally {
-      await pgPool.end();
-    }
+  return {
+    events,
+    async stop(cutoff) {
+      const stopped = runner.stop().then(() => true, (err: unknown) => {
+        log?.error({ err }, 'stopping the worker failed');
+        return true;
+      });
+      if (await Promise.race([stopped, abortedPromise(cutoff)])) {
+        await pgPool.end();
+        return;
+      }
+      // Out of time: force_unlock_workers is graphile-worker's own way to release a dead worker's
+      // jobs; unlike a failure it neither delays the job nor records an error.
+      const running = workers.map((w) => w.getActiveJob()).filter((job) => job !== null);
+      log?.warn({ jobs: running.map((job) => ({ id: job.id, task: job.task_identifier })) },
+        `Handing ${running.length} running job(s) back to the queue`);
+      await pgPool.query('select graphile_worker.force_unlock_workers($1::text[])', [workers.map((w) => w.workerId)])
+        .catch((err: unknown) => log?.error({ err }, 'handing the running jobs back failed; they run again once their lock expires (4 h)'));
+      // The abandoned jobs may hold connections of the pool: do not wait for them.
+      void pgPool.end().catch(() => undefined);
+    },
   };
-  return runner;
+}
+
+/** Resolves false when `signal` aborts (never without one). */
+function abortedPromise(signal?: AbortSignal): Promise<false> {
+  return new Promise((resolve) => {
+    if (!signal) return;
+    if (signal.aborted) resolve(false);
+    else signal.addEventListener('abort', () => resolve(false), { once: true });
+  });
 }

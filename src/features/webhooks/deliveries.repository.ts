@@ -257,6 +257,16 @@ export class DeliveriesRepository {
   }
 
   /**
+   * Hands a claimed delivery back unsent (its worker is shutting down): the lease is released and
+   * the claim's count taken back, so the next claim, by any worker, sends it at once.
+   */
+  async releaseUnsent(db: Db, deliveryId: string): Promise<void> {
+    await db.updateTable('webhook_deliveries')
+      .set({ lease_until: null, attempt_count: sql`greatest(attempt_count - 1, 0)` })
+      .where('id', '=', deliveryId).where('status', '=', 'pending').execute();
+  }
+
+  /**
    * A delivery claimed for an endpoint that is disabled or gone fails without an attempt (the
    * claim's count is taken back).
    */

@@ -105,6 +105,8 @@ export class WebhookDispatcher {
   private readonly random: RandomSource;
 
   private running = false;
+  /** stop() ran out of time: sends without an answer are handed back, not recorded. */
+  private abandoning = false;
   private inFlight = 0;
   private readonly sends = new Set<Promise<void>>();
   /** The claim loop, while it runs; `again` asks it for one more round. */
@@ -176,19 +178,33 @@ export class WebhookDispatcher {
 
   /**
    * Stops claiming, lets the deliveries in flight finish (each within its timeout) and be
-   * recorded, and closes the LISTEN connection and the HTTP connections.
+   * recorded, and closes the LISTEN connection and the HTTP connections. If `cutoff` fires
+   * first, the sends still waiting for an answer are abandoned and handed back: no attempt is
+   * recorded and their lease is released, so another worker sends them again at once.
    */
-  async stop(): Promise<void> {
+  async stop(cutoff?: AbortSignal): Promise<void> {
     if (!this.running) return;
     this.running = false;
     for (const timer of [this.dueTimer, this.reconnectTimer]) if (timer) clearTimeout(timer);
     if (this.pollTimer) clearInterval(this.pollTimer);
     this.dueTimer = this.reconnectTimer = this.pollTimer = null;
-    const listener = this.listener;
-    this.listener = null;
-    await listener?.end().catch(() => undefined);
-    await this.pumping;
-    await this.idle();
+    const abandon = () => {
+      this.abandoning = true;
+      if (this.inFlight) this.log.warn(`Handing ${this.inFlight} webhook delivery(ies) in flight back to the queue`);
+      // Fails every request in flight at once; deliver() then releases the lease.
+      void this.agent.destroy().catch(() => undefined);
+    };
+    if (cutoff?.aborted) abandon();
+    else cutoff?.addEventListener('abort', abandon, { once: true });
+    try {
+      const listener = this.listener;
+      this.listener = null;
+      await listener?.end().catch(() => undefined);
+      await this.pumping;
+      await this.idle();
+    } finally {
+      cutoff?.removeEventListener('abort', abandon);
+    }
     await this.claimDb.destroy().catch(() => undefined);
     await this.agent.close().catch(() => undefined);
   }
@@ -339,6 +355,10 @@ export class WebhookDispatcher {
       return;
     }
     const outcome = await this.send(d);
+    if (this.abandoning && outcome.record.statusCode === null) {
+      await this.repo.releaseUnsent(this.db, d.id);
+      return;
+    }
     if (outcome.ok) {
       await this.successes.add(outcome.record);
     } else {
