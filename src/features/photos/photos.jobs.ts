@@ -9,8 +9,9 @@ import { variantKey } from '../../storage/keys.ts';
 import type { AnnotationShape } from './photos.annotations.ts';
 import { makeVariants, MediaError, readExif, renderAnnotated, type Variant } from './photos.media.ts';
 import { PhotosRepository } from './photos.repository.ts';
+import { captureTimeOf, placeTimeZone } from './photos.times.ts';
 import { EVENT_URL_TTL_SECONDS, PROCESS_PHOTO, RENDER_ANNOTATIONS } from './photos.service.ts';
-import { toPhotoView, urlSignerFor } from './photos.views.ts';
+import { toPhotoView, urlSignerFor, type PhotoRow } from './photos.views.ts';
 
 export const VARIANT_SIZES = { large: 2048, thumbnail: 320 } as const;
 export const REQUEUE_STALE_PHOTOS = 'requeue_stale_photos';
@@ -51,7 +52,8 @@ class PhotoJobs {
   }
 
   /**
-   * EXIF (time, GPS, orientation — unless the client set them), the `large` and `thumbnail`
+   * EXIF (time read in the zone of where the photo was taken, GPS, orientation — unless the
+   * client set them), the photo's time zone, the `large` and `thumbnail`
    * variants, the displayed size; then `processed` (or `failed` with the reason) and
    * photo.created. A file that is not a usable image fails at once; an infrastructure error
    * (storage, database) is retried by the queue, and the last attempt marks the photo failed
@@ -63,7 +65,7 @@ class PhotoJobs {
     if (!photo || photo.processing_status !== 'pending') return;
     let changes: Updateable<PhotosTable>;
     try {
-      changes = await this.makeVariants(photo.blob_key, photo.captured_at_source, photo.coordinates_source);
+      changes = await this.makeVariants(photo);
     } catch (err) {
       const lastAttempt = helpers.job.attempts >= helpers.job.max_attempts;
       if (!(err instanceof MediaError) && !lastAttempt) throw err;
@@ -86,7 +88,8 @@ class PhotoJobs {
     });
   }
 
-  private async makeVariants(key: string, timeSource: string, coordinatesSource: string | null): Promise<Updateable<PhotosTable>> {
+  private async makeVariants(photo: PhotoRow): Promise<Updateable<PhotosTable>> {
+    const key = photo.blob_key;
     const bytes = await this.blobs.read(key);
     if (!bytes) throw new MediaError('processing_failed', 'the uploaded file is missing from storage');
     const [exif, result] = await Promise.all([
@@ -107,15 +110,23 @@ class PhotoJobs {
       processing_status: 'processed',
       processing_error: null,
     };
-    if (timeSource !== 'client' && exif.capturedAt) {
-      changes.captured_at = exif.capturedAt;
-      changes.captured_at_source = 'exif';
-    }
-    if (coordinatesSource !== 'client' && exif.coordinates) {
+    if (photo.coordinates_source !== 'client' && exif.coordinates) {
       changes.lat = exif.coordinates.lat;
       changes.lon = exif.coordinates.lon;
       changes.altitude = exif.altitude;
       changes.coordinates_source = 'exif';
+    }
+    // The time zone of where it was taken (docs/photos.md, "Capture time"): the GPS position just settled, else the project's, else the workspace's.
+    const lat = changes.lat ?? photo.lat;
+    const lon = changes.lon ?? photo.lon;
+    const place = { photo: lat == null || lon == null ? null : { lat, lon }, ...await this.photos.placeFallbacks(this.deps.db, photo.project_id) };
+    if (photo.captured_at_source !== 'client' && exif.captureTime) {
+      const time = captureTimeOf(exif.captureTime, place);
+      changes.captured_at = time.capturedAt;
+      changes.captured_at_source = time.source;
+      changes.captured_at_time_zone = time.timeZone;
+    } else {
+      changes.captured_at_time_zone = placeTimeZone(place);
     }
     return changes;
   }

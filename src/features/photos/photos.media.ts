@@ -14,6 +14,7 @@ import fs from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import exifr from 'exifr';
 import sharp, { type Metadata, type Sharp } from 'sharp';
+import type { WallClock } from '../../time-zones.ts';
 import { annotationsSvg, type AnnotationShape } from './photos.annotations.ts';
 import { decodeHeic, HeicDecodeError } from './photos.heic.ts';
 
@@ -185,8 +186,15 @@ export async function readImageHeader(input: string | Buffer): Promise<ImageHead
 // ---------------------------------------------------------------------------------------------
 // EXIF
 
+/** A capture time as EXIF holds it: the camera's wall clock, and its offset from UTC when the file has one. */
+export interface ExifCaptureTime {
+  wallClock: WallClock;
+  /** Minutes east of UTC (OffsetTimeOriginal, else OffsetTime); null when the file says nothing. */
+  offsetMinutes: number | null;
+}
+
 export interface PhotoExif {
-  capturedAt: Date | null;
+  captureTime: ExifCaptureTime | null;
   coordinates: { lat: number; lon: number } | null;
   /** Metres above sea level (negative below). */
   altitude: number | null;
@@ -194,16 +202,15 @@ export interface PhotoExif {
   orientation: number | null;
 }
 
-const NO_EXIF: PhotoExif = { capturedAt: null, coordinates: null, altitude: null, orientation: null };
+const NO_EXIF: PhotoExif = { captureTime: null, coordinates: null, altitude: null, orientation: null };
 
 /**
  * Capture time, GPS position and orientation from EXIF. Never throws for a missing, corrupt or
  * unreadable EXIF block: whatever cannot be read is null.
  *
- * capturedAt: DateTimeOriginal (else CreateDate), with OffsetTimeOriginal (else OffsetTime) when
- * present. EXIF times have no zone of their own; without an offset tag the time is taken as UTC
- * — the camera's wall clock, which may be off by the local offset. Sub-seconds from
- * SubSecTimeOriginal are kept.
+ * captureTime: DateTimeOriginal (else CreateDate) as the wall clock it is, with
+ * OffsetTimeOriginal (else OffsetTime) when present; which zone an offset-less time is read in
+ * is the caller's business (photos.jobs.ts). Sub-seconds from SubSecTimeOriginal are kept.
  */
 export async function readExif(input: string | Buffer): Promise<PhotoExif> {
   let tags: Record<string, unknown> | undefined;
@@ -218,14 +225,14 @@ export async function readExif(input: string | Buffer): Promise<PhotoExif> {
   }
   if (!tags || typeof tags !== 'object') return { ...NO_EXIF };
   return {
-    capturedAt: exifDate(tags),
+    captureTime: exifCaptureTime(tags),
     coordinates: exifCoordinates(tags),
     altitude: exifAltitude(tags),
     orientation: exifOrientation(tags.Orientation),
   };
 }
 
-function exifDate(tags: Record<string, unknown>): Date | null {
+function exifCaptureTime(tags: Record<string, unknown>): ExifCaptureTime | null {
   const raw = typeof tags.DateTimeOriginal === 'string' ? tags.DateTimeOriginal : typeof tags.CreateDate === 'string' ? tags.CreateDate : null;
   if (!raw) return null;
   const m = /^\s*(\d{4})[:-](\d{2})[:-](\d{2})[ T](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?/.exec(raw);
@@ -233,15 +240,23 @@ function exifDate(tags: Record<string, unknown>): Date | null {
   const [, y, mo, d, h, mi, s, fracInline] = m;
   const subsec = typeof tags.SubSecTimeOriginal === 'string' || typeof tags.SubSecTimeOriginal === 'number'
     ? String(tags.SubSecTimeOriginal).trim() : fracInline ?? '';
-  const ms = /^\d+$/.test(subsec) ? Math.round(Number(`0.${subsec}`) * 1000) : 0;
+  const ms = /^\d+$/.test(subsec) ? Math.min(999, Math.round(Number(`0.${subsec}`) * 1000)) : 0;
   const offsetRaw = typeof tags.OffsetTimeOriginal === 'string' ? tags.OffsetTimeOriginal : typeof tags.OffsetTime === 'string' ? tags.OffsetTime : '';
   const off = /^\s*([+-])(\d{2}):?(\d{2})\s*$/.exec(offsetRaw);
-  const offsetMin = off ? (off[1] === '-' ? -1 : 1) * (Number(off[2]) * 60 + Number(off[3])) : 0;
+  const offsetMinutes = off ? (off[1] === '-' ? -1 : 1) * (Number(off[2]) * 60 + Number(off[3])) : null;
   const nums = [y, mo, d, h, mi, s].map(Number) as [number, number, number, number, number, number];
   if (nums[0] < 1900 || nums[1] < 1 || nums[1] > 12 || nums[2] < 1 || nums[2] > 31 || nums[3] > 23 || nums[4] > 59 || nums[5] > 60) return null;
-  const t = Date.UTC(nums[0], nums[1] - 1, nums[2], nums[3], nums[4], nums[5], ms) - offsetMin * 60_000;
-  const date = new Date(t);
-  return Number.isFinite(t) ? date : null;
+  if (offsetMinutes !== null && Math.abs(offsetMinutes) > 14 * 60) return null;
+  // A leap second (:60) is read as the next minute's :00, like Date.UTC does.
+  const utc = new Date(Date.UTC(nums[0], nums[1] - 1, nums[2], nums[3], nums[4], nums[5], ms));
+  if (utc.getUTCDate() !== nums[2] && nums[5] !== 60) return null; // 31 April
+  return {
+    wallClock: {
+      year: utc.getUTCFullYear(), month: utc.getUTCMonth() + 1, day: utc.getUTCDate(),
+      hour: utc.getUTCHours(), minute: utc.getUTCMinutes(), second: utc.getUTCSeconds(), millisecond: utc.getUTCMilliseconds(),
+    },
+    offsetMinutes,
+  };
 }
 
 function dms(v: unknown): number | null {
