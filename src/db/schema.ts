@@ -396,7 +396,8 @@ export type ReportStatus = 'queued' | 'processing' | 'finished' | 'failed';
 /** How a report is laid out (reports.options); defaults filled in when it is requested. */
 export interface ReportOptions {
   layout: 1 | 2 | 4;
-  time_zone: string;
+  /** null: each photo's time in its own zone, the rest in the project's (reports from before migration 014 all have one). */
+  time_zone: string | null;
   page_size: 'letter' | 'a4';
   include_annotations: boolean;
   include_tasks: boolean;

@@ -3,7 +3,9 @@ import sharp from 'sharp';
 import { enqueue } from '../../jobs/enqueue.ts';
 import type { JobDeps } from '../../jobs/queue.ts';
 import type { BlobStore } from '../../storage/blob-store.ts';
+import { timeZoneAt } from '../../time-zones.ts';
 import { ReportContentRepository } from './report-content.repository.ts';
+import { dayKey } from './reports.format.ts';
 import { drawReport, newReportDocument, type PrintPhoto } from './reports.pdf.ts';
 import { ReportsRepository, type ReportRow } from './reports.repository.ts';
 import { RENDER_REPORT, reportSigner, toReportView } from './reports.views.ts';
@@ -101,11 +103,17 @@ export class ReportJobs {
     const header = await this.content.header(db, report.project_id);
     if (!header) throw new ReportRenderError('the project no longer exists');
     const rows = await this.content.photos(db, report.project_id, report.selection);
+    // Without a zone asked for, a photo prints in the zone where it was taken, the rest in the project's.
+    const projectZone = (header.coordinates ? timeZoneAt(header.coordinates.lat, header.coordinates.lon) : null) ?? header.workspaceTimeZone;
+    const timeZone = options.time_zone ?? projectZone;
     const photos: PrintPhoto[] = rows.map((r) => {
       const image = (options.include_annotations ? r.variants.annotated : undefined) ?? r.variants.large;
       if (!image) throw new ReportRenderError(`photo ${r.id} has no large image to print`);
-      return { ...r, image: { key: image.key, width: image.width, height: image.height } };
+      return { ...r, timeZone: options.time_zone ?? r.capturedAtTimeZone ?? projectZone, image: { key: image.key, width: image.width, height: image.height } };
     });
+    // Grouped by their local day: with photos from several zones, capture order alone could split a day.
+    const days = new Map(photos.map((p) => [p.id, dayKey(p.capturedAt, p.timeZone)]));
+    photos.sort((a, b) => days.get(a.id)!.localeCompare(days.get(b.id)!) || a.capturedAt.getTime() - b.capturedAt.getTime() || a.id.localeCompare(b.id));
     const tasks = options.include_tasks ? await this.content.tasks(db, report.project_id) : null;
     const comments = options.include_comments ? await this.content.comments(db, report.project_id, rows.map((r) => r.id)) : null;
     const requestedBy = await this.content.userName(db, report.requested_by);
@@ -123,7 +131,7 @@ export class ReportJobs {
     };
     try {
       const pageCount = await drawReport(doc, {
-        title: report.title, header, requestedBy, options, generatedAt: new Date(), photos, tasks, comments,
+        title: report.title, header, requestedBy, options, timeZone, generatedAt: new Date(), photos, tasks, comments,
       }, (photo, width, height) => this.printedImage(photo, width, height), waitForRoom);
       doc.end();
       const { byteSize } = await stored;

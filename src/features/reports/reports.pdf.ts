@@ -1,6 +1,6 @@
 import os from 'node:os';
 import PDFDocument from 'pdfkit';
-import type { ReportOptions } from '../../db/schema.ts';
+import type { PhotoTimeSource, ReportOptions } from '../../db/schema.ts';
 import type { ReportCommentRow, ReportHeader, ReportTaskRow } from './report-content.repository.ts';
 import { dayKey, formatCoordinates, formatDay, formatTime, printable } from './reports.format.ts';
 
@@ -8,6 +8,10 @@ import { dayKey, formatCoordinates, formatDay, formatTime, printable } from './r
 export interface PrintPhoto {
   id: string;
   capturedAt: Date;
+  /** `upload`: no capture time is known, and the photo prints "Uploaded" instead of "Taken". */
+  capturedAtSource: PhotoTimeSource;
+  /** The zone its time and day print in: the report's, else the photo's own, else the project's. */
+  timeZone: string;
   caption: string | null;
   lat: number | null;
   lon: number | null;
@@ -23,6 +27,8 @@ export interface ReportDocumentInput {
   header: ReportHeader;
   requestedBy: string;
   options: ReportOptions;
+  /** The zone of every other time (cover, tasks, comments): the report's, else the project's. */
+  timeZone: string;
   generatedAt: Date;
   photos: PrintPhoto[];
   tasks: ReportTaskRow[] | null;
@@ -65,14 +71,14 @@ export function newReportDocument(title: string, pageSize: ReportOptions['page_s
 export async function drawReport(doc: PDFKit.PDFDocument, input: ReportDocumentInput, loadImage: LoadImage, waitForRoom: () => Promise<void>): Promise<number> {
   drawCover(doc, input);
   await drawPhotos(doc, input, loadImage, waitForRoom);
-  if (input.tasks) drawTasks(doc, input.tasks, input.options.time_zone);
-  if (input.comments) drawComments(doc, input.comments, input.options.time_zone);
+  if (input.tasks) drawTasks(doc, input.tasks, input.timeZone);
+  if (input.comments) drawComments(doc, input.comments, input.timeZone);
   return drawFooters(doc, input);
 }
 
 function drawCover(doc: PDFKit.PDFDocument, input: ReportDocumentInput): void {
   const { header, options, photos } = input;
-  const zone = options.time_zone;
+  const zone = input.timeZone;
   doc.addPage();
   const width = doc.page.width - 2 * MARGIN;
   doc.y = 170;
@@ -85,13 +91,13 @@ function drawCover(doc: PDFKit.PDFDocument, input: ReportDocumentInput): void {
   const first = photos[0];
   const last = photos[photos.length - 1];
   const range = !first || !last ? 'none'
-    : dayKey(first.capturedAt, zone) === dayKey(last.capturedAt, zone) ? formatDay(first.capturedAt, zone)
-    : `${formatDay(first.capturedAt, zone)} to ${formatDay(last.capturedAt, zone)}`;
+    : dayKey(first.capturedAt, first.timeZone) === dayKey(last.capturedAt, last.timeZone) ? formatDay(first.capturedAt, first.timeZone)
+    : `${formatDay(first.capturedAt, first.timeZone)} to ${formatDay(last.capturedAt, last.timeZone)}`;
   const facts: [string, string][] = [
     ['Workspace', header.workspaceName],
     ['Photos', String(photos.length)],
     ['Dates', range],
-    ['Time zone', zone],
+    ['Time zone', options.time_zone ?? `photos in the time zone where each was taken; other times in ${zone}`],
     ['Requested by', input.requestedBy],
     ['Generated', formatTime(input.generatedAt, zone)],
   ];
@@ -126,7 +132,6 @@ function slotsOf(pageSize: ReportOptions['page_size'], layout: ReportOptions['la
 async function drawPhotos(doc: PDFKit.PDFDocument, input: ReportDocumentInput, loadImage: LoadImage, waitForRoom: () => Promise<void>): Promise<void> {
   const { photos, options } = input;
   if (photos.length === 0) return;
-  const zone = options.time_zone;
   const font = GRID[options.layout].font;
   const lineHeight = font * 1.2;
   const textHeight = TEXT_LINES * lineHeight + 6;
@@ -138,7 +143,7 @@ async function drawPhotos(doc: PDFKit.PDFDocument, input: ReportDocumentInput, l
   let slotIndex = slots.length;
   let currentDay = '';
   for (const [i, p] of placed.entries()) {
-    const day = dayKey(p.photo.capturedAt, zone);
+    const day = dayKey(p.photo.capturedAt, p.photo.timeZone);
     if (slotIndex >= slots.length || day !== currentDay) {
       if (i > 0) await waitForRoom();
       doc.addPage();
@@ -146,12 +151,12 @@ async function drawPhotos(doc: PDFKit.PDFDocument, input: ReportDocumentInput, l
       currentDay = day;
       slotIndex = 0;
       doc.font('Helvetica-Bold').fontSize(14).fillColor('black')
-        .text(`${formatDay(p.photo.capturedAt, zone)}${continued ? ' (continued)' : ''}`, MARGIN, MARGIN, { width: doc.page.width - 2 * MARGIN, lineBreak: false });
+        .text(`${formatDay(p.photo.capturedAt, p.photo.timeZone)}${continued ? ' (continued)' : ''}`, MARGIN, MARGIN, { width: doc.page.width - 2 * MARGIN, lineBreak: false });
     }
     const slot = slots[slotIndex++]!;
     const jpeg = (await images.next()).value as Buffer;
     doc.image(jpeg, slot.x + (slot.w - p.width) / 2, slot.y, { width: p.width, height: p.height });
-    drawPhotoText(doc, p.photo, { x: slot.x, y: slot.y + p.height + 6, w: slot.w, h: textHeight }, font, zone);
+    drawPhotoText(doc, p.photo, { x: slot.x, y: slot.y + p.height + 6, w: slot.w, h: textHeight }, font);
   }
 }
 
@@ -164,7 +169,7 @@ function fit(image: PrintPhoto['image'], boxWidth: number, boxHeight: number) {
   return { width, height, pixelWidth: toPixels(width, image.width), pixelHeight: toPixels(height, image.height) };
 }
 
-function drawPhotoText(doc: PDFKit.PDFDocument, photo: PrintPhoto, box: Slot, font: number, zone: string): void {
+function drawPhotoText(doc: PDFKit.PDFDocument, photo: PrintPhoto, box: Slot, font: number): void {
   const lineHeight = font * 1.2;
   const line = (text: string, bold = false, lines = 1) => {
     doc.font(bold ? 'Helvetica-Bold' : 'Helvetica').fontSize(font)
@@ -174,7 +179,7 @@ function drawPhotoText(doc: PDFKit.PDFDocument, photo: PrintPhoto, box: Slot, fo
   doc.y = box.y;
   if (photo.caption) line(photo.caption, true, 2);
   doc.fillColor(GREY);
-  line(`Taken ${formatTime(photo.capturedAt, zone)}`);
+  line(`${photo.capturedAtSource === 'upload' ? 'Uploaded' : 'Taken'} ${formatTime(photo.capturedAt, photo.timeZone)}`);
   line(photo.lat === null || photo.lon === null ? 'GPS: not recorded' : `GPS ${formatCoordinates(photo.lat, photo.lon, photo.altitude)}`);
   if (photo.tags.length > 0) line(`Tags: ${photo.tags.join(', ')}`);
   line(`By ${photo.creatorName}`);
