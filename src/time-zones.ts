@@ -87,6 +87,12 @@ export function instantOf(wall: WallClock, zone: string): Date | null {
   return dt.isValid ? dt.toJSDate() : null;
 }
 
+/** What a wall clock in the zone showed at an instant (the inverse of instantOf). */
+export function wallClockAt(at: Date, zone: string): WallClock {
+  const { year, month, day, hour, minute, second, millisecond } = DateTime.fromJSDate(at, { zone });
+  return { year, month, day, hour, minute, second, millisecond };
+}
+
 /** The zone's offset from UTC at an instant, in minutes (Chicago in January: -360). */
 export function offsetMinutesAt(at: Date, zone: string): number {
   return DateTime.fromJSDate(at, { zone }).offset;

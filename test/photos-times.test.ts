@@ -105,6 +105,24 @@ describe('capture time of a photo', () => {
     const photo = await processed(ws, bare, await cameraJpeg('2026:01:15 14:02:00', PLACES.chicago), { captured_at: '2026-01-15T20:30:00Z' });
     assert.deepEqual(timeOf(photo), ['2026-01-15T20:30:00.000Z', 'client', 'America/Chicago']);
   });
+
+  it('moves the zone with a PATCH of coordinates, and reads a camera\'s wall clock again in the new zone', async () => {
+    const own = await newWorkspace(t);
+    const site = await project(own);
+    const camera = await processed(own, site, await cameraJpeg('2026:01:15 14:02:00'));
+    assert.deepEqual(timeOf(camera), ['2026-01-15T14:02:00.000Z', 'exif_local', 'UTC']);
+    const patch = (id: string, body: Record<string, unknown>) => api(t, own.admin, 'PATCH', `/v1/photos/${id}`, body);
+    const moved = await patch(camera.id, { coordinates: PLACES.chicago });
+    assert.equal(moved.statusCode, 200, moved.body);
+    assert.deepEqual(timeOf(moved.json()), ['2026-01-15T20:02:00.000Z', 'exif_local', 'America/Chicago']);
+    assert.deepEqual(timeOf((await patch(camera.id, { coordinates: null })).json()), ['2026-01-15T14:02:00.000Z', 'exif_local', 'UTC']);
+    // A client's time is an instant: only the zone follows the place.
+    const client = await processed(own, site, await noisyJpeg(200, 150), { captured_at: '2026-01-15T20:30:00Z' });
+    assert.deepEqual(timeOf((await patch(client.id, { coordinates: PLACES.tokyo })).json()), ['2026-01-15T20:30:00.000Z', 'client', 'Asia/Tokyo']);
+    // So is a phone's: without a position it keeps a zone of its own offset.
+    const phone = await processed(own, site, await phoneJpeg('2026:01:15 14:02:00', '+09:00', PLACES.tokyo));
+    assert.deepEqual(timeOf((await patch(phone.id, { coordinates: null })).json()), ['2026-01-15T05:02:00.000Z', 'exif_offset', 'Etc/GMT-9']);
+  });
 });
 
 describe('a report of evening photos in Chicago', () => {

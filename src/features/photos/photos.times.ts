@@ -1,5 +1,5 @@
 import type { PhotoTimeSource } from '../../db/schema.ts';
-import { fixedOffsetZone, instantOf, offsetMinutesAt, timeZoneAt } from '../../time-zones.ts';
+import { fixedOffsetZone, instantOf, offsetMinutesAt, timeZoneAt, wallClockAt } from '../../time-zones.ts';
 import type { ExifCaptureTime } from './photos.media.ts';
 
 interface Point {
@@ -48,4 +48,30 @@ export function captureTimeOf(exif: ExifCaptureTime, place: PlaceOfPhoto): Captu
   const capturedAt = instantOf(w, zone)
     ?? new Date(Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second, w.millisecond));
   return { capturedAt, source: 'exif_local', timeZone: zone };
+}
+
+interface TimedRow {
+  captured_at: Date;
+  captured_at_source: PhotoTimeSource;
+  captured_at_time_zone: string | null;
+}
+
+/**
+ * The time columns after a photo's position changed (a PATCH of `coordinates`): the zone becomes
+ * the new place's, and a wall-clock time (`exif_local`) is read again in it — the camera's clock
+ * said 14:02 wherever the photo turns out to have been taken. An unprocessed photo gets its zone
+ * from the job; an exact time (`exif_offset` without a position) keeps a zone of its own offset.
+ */
+export function timeAfterMove(row: TimedRow, place: PlaceOfPhoto): { captured_at?: Date; captured_at_time_zone: string } | null {
+  const before = row.captured_at_time_zone;
+  if (before === null) return null;
+  const zone = placeTimeZone(place);
+  if (row.captured_at_source === 'exif_offset' && !place.photo) {
+    const offset = offsetMinutesAt(row.captured_at, before);
+    return { captured_at_time_zone: offsetMinutesAt(row.captured_at, zone) === offset ? zone : fixedOffsetZone(offset) ?? zone };
+  }
+  if (zone === before) return null;
+  if (row.captured_at_source !== 'exif_local') return { captured_at_time_zone: zone };
+  const capturedAt = instantOf(wallClockAt(row.captured_at, before), zone);
+  return capturedAt ? { captured_at: capturedAt, captured_at_time_zone: zone } : { captured_at_time_zone: zone };
 }
