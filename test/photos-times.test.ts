@@ -157,7 +157,7 @@ describe('a report of evening photos in Chicago', () => {
     assert.match(text, /Thursday 15 January 2026/);
     assert.doesNotMatch(text, /Friday 16 January 2026/);
     for (const local of ['2026-01-15 18:10 GMT-6', '2026-01-15 21:30 GMT-6', '2026-01-15 23:45 GMT-6']) assert.ok(text.includes(`Taken ${local}`), local);
-    assert.match(text, /photos in the time zone where each was taken; other times in UTC/);
+    assert.match(text, /Each photo in the zone where it was taken; other times in UTC/);
   });
 
   it('prints "Uploaded" for a photo without a capture time', async () => {

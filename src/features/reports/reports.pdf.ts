@@ -97,7 +97,7 @@ function drawCover(doc: PDFKit.PDFDocument, input: ReportDocumentInput): void {
     ['Workspace', header.workspaceName],
     ['Photos', String(photos.length)],
     ['Dates', range],
-    ['Time zone', options.time_zone ?? `photos in the time zone where each was taken; other times in ${zone}`],
+    ['Time zone', options.time_zone ?? `Each photo in the zone where it was taken; other times in ${zone}`],
     ['Requested by', input.requestedBy],
     ['Generated', formatTime(input.generatedAt, zone)],
   ];
