@@ -1,6 +1,6 @@
 import type { PhotoTimeSource } from '../../db/schema.ts';
 import { fixedOffsetZone, instantOf, offsetMinutesAt, timeZoneAt, wallClockAt } from '../../time-zones.ts';
-import type { ExifCaptureTime } from './photos.media.ts';
+import type { ExifCaptureTime } from './photos.exif.ts';
 
 interface Point {
   lat: number;
