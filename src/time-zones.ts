@@ -78,13 +78,20 @@ export interface WallClock {
 
 /**
  * The instant a wall-clock time names in a zone. In the hour skipped when clocks go forward the
- * time is read with the offset before the change (02:30 on a spring-forward night is 03:30);
- * in the hour repeated when they go back, the first of the two (luxon's rule, the same as the
- * browser's Temporal default "compatible").
+ * time is read with the offset before the change (02:30 on a spring-forward night is 03:30); in
+ * the hour repeated when they go back, the first of the two. This is Temporal's "compatible"
+ * rule. (luxon's own DateTime.fromObject picks the repeated hour by the season the server is in
+ * when it runs, so the choice is made here from the zone's offsets a day either side.)
  */
 export function instantOf(wall: WallClock, zone: string): Date | null {
-  const dt = DateTime.fromObject(wall, { zone });
-  return dt.isValid ? dt.toJSDate() : null;
+  const asUtc = Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute, wall.second, wall.millisecond);
+  if (!Number.isFinite(asUtc) || canonicalTimeZone(zone) === null) return null;
+  const DAY = 86_400_000;
+  const before = offsetMinutesAt(new Date(asUtc - DAY), zone);
+  const after = offsetMinutesAt(new Date(asUtc + DAY), zone);
+  // Each offset in force around then names one candidate instant; it counts if the zone really had that offset at it.
+  const fits = [...new Set([before, after])].map((o) => asUtc - o * 60_000).filter((t) => offsetMinutesAt(new Date(t), zone) * 60_000 === asUtc - t);
+  return new Date(fits.length > 0 ? Math.min(...fits) : asUtc - before * 60_000);
 }
 
 /** What a wall clock in the zone showed at an instant (the inverse of instantOf). */

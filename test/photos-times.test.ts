@@ -10,6 +10,8 @@ import { api, newWorkspace, startTestApp, type TestContext, type TestWorkspace }
 import { cameraJpeg, noisyJpeg, phoneJpeg, PLACES } from './fixtures/images.ts';
 import { multipart } from './multipart.ts';
 import { parsePdf } from './pdf.ts';
+import { captureTimeOf } from '../src/features/photos/photos.times.ts';
+import { canonicalTimeZone, timeZoneAt } from '../src/time-zones.ts';
 
 let t: TestContext;
 before(async () => {
@@ -43,6 +45,29 @@ async function processed(ws: TestWorkspace, projectId: string, data: Buffer, fie
 
 const timeOf = (p: { captured_at: string; captured_at_source: string; captured_at_time_zone: string | null }) =>
   [p.captured_at, p.captured_at_source, p.captured_at_time_zone];
+
+describe('reading a wall clock in a zone', () => {
+  const wall = (month: number, day: number, hour: number, minute: number) => ({ year: 2026, month, day, hour, minute, second: 0, millisecond: 0 });
+  const inChicago = (w: ReturnType<typeof wall>) => captureTimeOf({ wallClock: w, offsetMinutes: null }, { photo: PLACES.chicago, project: null, workspaceTimeZone: 'UTC' });
+
+  it('reads a time in the hour skipped in spring with the offset before the change, and a repeated one as the first', () => {
+    // 8 March 2026, 02:00 CST → 03:00 CDT: 02:30 does not exist and reads as 03:30 CDT.
+    assert.equal(inChicago(wall(3, 8, 2, 30)).capturedAt.toISOString(), '2026-03-08T08:30:00.000Z');
+    // 1 November 2026, 02:00 CDT → 01:00 CST: 01:30 happens twice; the first (CDT) is taken.
+    assert.equal(inChicago(wall(11, 1, 1, 30)).capturedAt.toISOString(), '2026-11-01T06:30:00.000Z');
+    assert.equal(inChicago(wall(11, 1, 3, 0)).capturedAt.toISOString(), '2026-11-01T09:00:00.000Z');
+  });
+
+  it('looks zones up offline, at sea too, and knows IANA names only', () => {
+    assert.equal(timeZoneAt(PLACES.chicago.lat, PLACES.chicago.lon), 'America/Chicago');
+    assert.equal(timeZoneAt(PLACES.tokyo.lat, PLACES.tokyo.lon), 'Asia/Tokyo');
+    assert.equal(timeZoneAt(37.628, -101.998), 'America/Chicago'); // south-west Kansas, where a coarse lookup says Denver
+    assert.equal(timeZoneAt(30, -40), 'Etc/GMT+3'); // mid-Atlantic
+    assert.equal(timeZoneAt(91, 0), null);
+    assert.equal(canonicalTimeZone('europe/paris'), 'Europe/Paris');
+    for (const bad of ['CEST', '+02:00', 'Mars/Olympus', '']) assert.equal(canonicalTimeZone(bad), null, bad);
+  });
+});
 
 describe('capture time of a photo', () => {
   let ws: TestWorkspace;
