@@ -9,8 +9,8 @@ import { variantKey } from '../../storage/keys.ts';
 import type { AnnotationShape } from './photos.annotations.ts';
 import { makeVariants, MediaError, readExif, renderAnnotated, type Variant } from './photos.media.ts';
 import { PhotosRepository } from './photos.repository.ts';
-import { captureTimeOf, placeTimeZone } from './photos.times.ts';
 import { EVENT_URL_TTL_SECONDS, PROCESS_PHOTO, RENDER_ANNOTATIONS } from './photos.service.ts';
+import { captureTimeOf, placeTimeZone } from './photos.times.ts';
 import { toPhotoView, urlSignerFor, type PhotoRow } from './photos.views.ts';
 
 export const VARIANT_SIZES = { large: 2048, thumbnail: 320 } as const;
@@ -53,8 +53,7 @@ class PhotoJobs {
 
   /**
    * EXIF (time read in the zone of where the photo was taken, GPS, orientation — unless the
-   * client set them), the photo's time zone, the `large` and `thumbnail`
-   * variants, the displayed size; then `processed` (or `failed` with the reason) and
+   * client set them), the photo's time zone, the `large` and `thumbnail` variants, the displayed size; then `processed` (or `failed` with the reason) and
    * photo.created. A file that is not a usable image fails at once; an infrastructure error
    * (storage, database) is retried by the queue, and the last attempt marks the photo failed
    * rather than leave it pending.
@@ -116,7 +115,7 @@ class PhotoJobs {
       changes.altitude = exif.altitude;
       changes.coordinates_source = 'exif';
     }
-    // The time zone of where it was taken (docs/photos.md, "Capture time"): the GPS position just settled, else the project's, else the workspace's.
+    // The zone of where it was taken (docs/photos.md, "Capture time"): of the position just settled, else the project's, else the workspace's.
     const lat = changes.lat ?? photo.lat;
     const lon = changes.lon ?? photo.lon;
     const place = { photo: lat == null || lon == null ? null : { lat, lon }, ...await this.photos.placeFallbacks(this.deps.db, photo.project_id) };

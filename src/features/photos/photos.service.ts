@@ -17,9 +17,9 @@ import { ProjectAccess } from '../projects/projects.access.ts';
 import { TagsRepository } from '../tags/tags.repository.ts';
 import type { AnnotationShape } from './photos.annotations.ts';
 import type { ReceivedPhoto } from './photos.intake.ts';
-import { timeAfterMove } from './photos.times.ts';
 import { PhotosRepository, type PhotoListCriteria } from './photos.repository.ts';
 import type { PhotoListFilters, PhotoPatchInput } from './photos.schemas.ts';
+import { timeAfterMove } from './photos.times.ts';
 import { toPhotoView, toPhotoViews, urlSignerFor, type PhotoRow, type PhotoView, type SignUrl } from './photos.views.ts';
 
 type PhotoEvent = Extract<EventType, `photo.${string}`>;
