@@ -10,6 +10,8 @@ import { api, newWorkspace, startTestApp, type TestContext, type TestWorkspace }
 import { cameraJpeg, noisyJpeg, phoneJpeg, PLACES } from './fixtures/images.ts';
 import { multipart } from './multipart.ts';
 import { parsePdf } from './pdf.ts';
+import type { JobHelpers } from 'graphile-worker';
+import { photoTasks, REREAD_LEGACY_PHOTO_TIMES } from '../src/features/photos/photos.jobs.ts';
 import { captureTimeOf } from '../src/features/photos/photos.times.ts';
 import { canonicalTimeZone, timeZoneAt } from '../src/time-zones.ts';
 
@@ -147,6 +149,29 @@ describe('capture time of a photo', () => {
     // So is a phone's: without a position it keeps a zone of its own offset.
     const phone = await processed(own, site, await phoneJpeg('2026:01:15 14:02:00', '+09:00', PLACES.tokyo));
     assert.deepEqual(timeOf((await patch(phone.id, { coordinates: null })).json()), ['2026-01-15T05:02:00.000Z', 'exif_offset', 'Etc/GMT-9']);
+  });
+
+  it('reads the EXIF of photos processed before time zones again (source exif), once, with photo.updated', async () => {
+    const own = await newWorkspace(t);
+    const site = await project(own);
+    const camera = await processed(own, site, await cameraJpeg('2026:01:15 14:02:00', PLACES.chicago));
+    const noExif = await processed(own, site, await noisyJpeg(200, 150));
+    // As migration 014 left them: the wall clock taken as UTC, source `exif`, no zone.
+    for (const id of [camera.id, noExif.id]) {
+      await t.db.updateTable('photos').set({ captured_at: new Date('2026-01-15T14:02:00Z'), captured_at_source: 'exif', captured_at_time_zone: null }).where('id', '=', id).execute();
+    }
+    const reread = () => photoTasks(t.jobDeps())[REREAD_LEGACY_PHOTO_TIMES]!(undefined, {} as JobHelpers);
+    await reread();
+    const get = async (id: string) => (await api(t, own.admin, 'GET', `/v1/photos/${id}`)).json();
+    assert.deepEqual(timeOf(await get(camera.id)), ['2026-01-15T20:02:00.000Z', 'exif_local', 'America/Chicago']);
+    // No EXIF time to read: it stays `exif` (honestly unknown), with the zone of its place.
+    const unknown = await get(noExif.id);
+    assert.deepEqual(timeOf(unknown), ['2026-01-15T14:02:00.000Z', 'exif', 'UTC']);
+    const updated = await t.db.selectFrom('events').select('payload').where('workspace_id', '=', own.id).where('event', '=', 'photo.updated').execute();
+    assert.equal(updated.length, 2);
+    await reread(); // nothing left to do: no change, no event
+    assert.equal((await get(noExif.id)).updated_at, unknown.updated_at);
+    assert.equal((await t.db.selectFrom('events').select('id').where('workspace_id', '=', own.id).where('event', '=', 'photo.updated').execute()).length, 2);
   });
 });
 

@@ -16,3 +16,7 @@ alter table photos add constraint photos_captured_at_source_check
 -- known); null until processed, and for photos processed before this migration (a report then
 -- uses the project's zone).
 alter table photos add column captured_at_time_zone text;
+
+-- Those `exif` rows are read again by the reread_legacy_photo_times job (photos.jobs.ts), a batch
+-- every 10 minutes; this index keeps its lookup cheap, and empty once they are all done.
+create index photos_legacy_exif_times on photos (id) where captured_at_source = 'exif' and captured_at_time_zone is null;

@@ -7,7 +7,7 @@ import type { JobDeps } from '../../jobs/queue.ts';
 import type { BlobStore } from '../../storage/blob-store.ts';
 import { variantKey } from '../../storage/keys.ts';
 import type { AnnotationShape } from './photos.annotations.ts';
-import { makeVariants, MediaError, readExif, renderAnnotated, type Variant } from './photos.media.ts';
+import { makeVariants, MediaError, readExif, renderAnnotated, type ExifCaptureTime, type Variant } from './photos.media.ts';
 import { PhotosRepository } from './photos.repository.ts';
 import { EVENT_URL_TTL_SECONDS, PROCESS_PHOTO, RENDER_ANNOTATIONS } from './photos.service.ts';
 import { captureTimeOf, placeTimeZone } from './photos.times.ts';
@@ -15,6 +15,9 @@ import { toPhotoView, urlSignerFor, type PhotoRow } from './photos.views.ts';
 
 export const VARIANT_SIZES = { large: 2048, thumbnail: 320 } as const;
 export const REQUEUE_STALE_PHOTOS = 'requeue_stale_photos';
+export const REREAD_LEGACY_PHOTO_TIMES = 'reread_legacy_photo_times';
+/** Photos whose EXIF time is read again per run (each original is read whole once). */
+const REREAD_BATCH = 100;
 /** A photo still pending this long after upload has lost its job (a wiped queue, a restore): it is queued again. */
 const STALE_AFTER_MS = 30 * 60_000;
 
@@ -32,10 +35,11 @@ export function photoTasks(deps: JobDeps): TaskList {
       await jobs.renderAnnotations(String(photo_id), Number(version));
     },
     [REQUEUE_STALE_PHOTOS]: async () => jobs.requeueStale(),
+    [REREAD_LEGACY_PHOTO_TIMES]: async () => jobs.rereadLegacyTimes(),
   };
 }
 
-export const PHOTO_CRONTAB = `*/10 * * * * ${REQUEUE_STALE_PHOTOS}\n`;
+export const PHOTO_CRONTAB = `*/10 * * * * ${REQUEUE_STALE_PHOTOS}\n*/10 * * * * ${REREAD_LEGACY_PHOTO_TIMES}\n`;
 
 const stored = (key: string, v: Variant): StoredVariant => ({ key, width: v.width, height: v.height, byte_size: v.data.length });
 
@@ -115,19 +119,46 @@ class PhotoJobs {
       changes.altitude = exif.altitude;
       changes.coordinates_source = 'exif';
     }
-    // The zone of where it was taken (docs/photos.md, "Capture time"): of the position just settled, else the project's, else the workspace's.
     const lat = changes.lat ?? photo.lat;
     const lon = changes.lon ?? photo.lon;
-    const place = { photo: lat == null || lon == null ? null : { lat, lon }, ...await this.photos.placeFallbacks(this.deps.db, photo.project_id) };
-    if (photo.captured_at_source !== 'client' && exif.captureTime) {
-      const time = captureTimeOf(exif.captureTime, place);
-      changes.captured_at = time.capturedAt;
-      changes.captured_at_source = time.source;
-      changes.captured_at_time_zone = time.timeZone;
-    } else {
-      changes.captured_at_time_zone = placeTimeZone(place);
+    return { ...changes, ...await this.timeChanges(photo, exif.captureTime, lat == null || lon == null ? null : { lat, lon }) };
+  }
+
+  /**
+   * The time columns from EXIF (docs/photos.md, "Capture time"): the zone of where the photo was
+   * taken — its position, else the project's, else the workspace's — and an EXIF time read in it,
+   * unless the client gave the time.
+   */
+  private async timeChanges(photo: PhotoRow, captureTime: ExifCaptureTime | null, position: { lat: number; lon: number } | null) {
+    const place = { photo: position, ...await this.photos.placeFallbacks(this.deps.db, photo.project_id) };
+    if (photo.captured_at_source === 'client' || !captureTime) return { captured_at_time_zone: placeTimeZone(place) };
+    const time = captureTimeOf(captureTime, place);
+    return { captured_at: time.capturedAt, captured_at_source: time.source, captured_at_time_zone: time.timeZone };
+  }
+
+  /**
+   * Photos processed before migration 014 (source `exif`, no zone) had an offset-less EXIF time
+   * taken as UTC: their EXIF is read again under today's rules, a batch per run, with
+   * photo.updated for each. One whose EXIF can no longer be read keeps `exif` and gets its zone.
+   */
+  async rereadLegacyTimes(): Promise<void> {
+    const { db } = this.deps;
+    for (const { id } of await this.photos.legacyExifTimes(db, REREAD_BATCH)) {
+      const photo = await this.photos.getById(db, id);
+      if (!photo || photo.captured_at_source !== 'exif' || photo.captured_at_time_zone !== null) continue;
+      const bytes = await this.blobs.read(photo.blob_key);
+      const exif = bytes ? await readExif(bytes) : null;
+      const position = photo.lat === null || photo.lon === null ? null : { lat: photo.lat, lon: photo.lon };
+      const changes = await this.timeChanges(photo, exif?.captureTime ?? null, position);
+      await db.transaction().execute(async (tx) => {
+        const current = await this.photos.getById(tx, id, true);
+        if (!current || current.captured_at_source !== 'exif' || current.captured_at_time_zone !== null) return; // changed meanwhile
+        const row = await this.photos.update(tx, id, changes);
+        await this.deps.events.emit(tx, {
+          workspaceId: row.workspace_id, event: 'photo.updated', projectId: row.project_id, data: await toPhotoView(row, this.signForEvents),
+        });
+      });
     }
-    return changes;
   }
 
   /**
