@@ -324,7 +324,7 @@ async function main() {
 
         const { rows: [check] } = await handle.pool.query<{ processed: number; exif: number; variants: number }>(
           `select count(*) filter (where processing_status = 'processed')::int as processed,
-                  count(*) filter (where captured_at_source = 'exif' and coordinates_source = 'exif')::int as exif,
+                  count(*) filter (where captured_at_source = 'exif_offset' and coordinates_source = 'exif' and captured_at_time_zone = 'Europe/Paris')::int as exif,
                   count(*) filter (where variants ? 'large' and variants ? 'thumbnail')::int as variants
              from photos where id = any($1)`, [[...ids]]);
         if (check!.processed !== batch.length || check!.exif !== batch.length || check!.variants !== batch.length) {

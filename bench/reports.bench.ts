@@ -168,7 +168,7 @@ async function seed(db: Db, blobs: BlobStore, larges: CachedLarge[], count: numb
     id: newId('photo'), workspace_id: ws.workspace.id, project_id: projectId, creator_id: userId,
     blob_key: `photos/bench/${projectId}-${i}`, content_type: 'image/jpeg', byte_size: 6_000_000, sha256: '0'.repeat(64),
     width: 4000, height: 3000, caption: `Photo ${i + 1}: north elevation, level ${1 + (i % 9)}, formwork and rebar checked${MIXED_SCRIPTS ? ` ${WORDS[i % WORDS.length]}` : ''}`,
-    captured_at: new Date(week + Math.floor((i * 7 * 24 * 3600_000) / count)), captured_at_source: 'exif' as const,
+    captured_at: new Date(week + Math.floor((i * 7 * 24 * 3600_000) / count)), captured_at_source: 'exif_local' as const, captured_at_time_zone: 'Europe/Paris',
     lat: 48.85 + i / 10_000, lon: 2.35 + i / 10_000, altitude: 35, coordinates_source: 'exif' as const,
     variants: JSON.stringify({ large: stored[i % stored.length] }), processing_status: 'processed' as const,
   }));

@@ -68,7 +68,8 @@ describe('photo upload (multipart)', () => {
     assert.equal(done.width, 3000);
     assert.equal(done.height, 2000);
     assert.equal(done.captured_at, '2026-05-04T07:30:15.000Z');
-    assert.equal(done.captured_at_source, 'exif');
+    assert.equal(done.captured_at_source, 'exif_offset');
+    assert.equal(done.captured_at_time_zone, 'Europe/Paris'); // from the GPS position
     assert.deepEqual(done.coordinates, { lat: 48.8584, lon: 2.2945, altitude: 35.5 });
     assert.equal(done.coordinates_source, 'exif');
     for (const [name, side] of [['large', 2048], ['thumbnail', 320]] as const) {

@@ -20,7 +20,8 @@ describe('workspace', () => {
         const res = await api(t, who, 'GET', '/v1/workspace');
         assert.equal(res.statusCode, 200);
         const body = res.json();
-        assert.deepEqual(Object.keys(body).sort(), ['created_at', 'id', 'name', 'updated_at']);
+        assert.deepEqual(Object.keys(body).sort(), ['created_at', 'id', 'name', 'time_zone', 'updated_at']);
+        assert.equal(body.time_zone, 'UTC');
         assert.equal(body.id, ws.id);
         assert.match(body.id, /^wsp_[0-9a-z]{26}$/);
         assert.equal(body.name, 'Acme Builders');
@@ -45,14 +46,54 @@ describe('workspace', () => {
       assert.equal(again.statusCode, 304);
     });
 
-    it('needs a key, and offers no writes', async () => {
+    it('needs a key; no POST, PUT or DELETE', async () => {
       const ws = await newWorkspace(t);
       assert.equal((await api(t, null, 'GET', '/v1/workspace')).statusCode, 401);
-      for (const method of ['POST', 'PATCH', 'PUT', 'DELETE']) {
+      for (const method of ['POST', 'PUT', 'DELETE']) {
         const res = await api(t, ws.admin, method, '/v1/workspace', method === 'DELETE' ? undefined : { name: 'x' });
         assert.equal(res.statusCode, 405, method);
       }
       assert.equal((await api(t, ws.admin, 'GET', '/v1/workspace')).json().name, ws.provisioned.workspace.name);
+    });
+  });
+
+  describe('PATCH /v1/workspace', () => {
+    it('lets an admin set the time zone (canonical IANA spelling) and the name', async () => {
+      const ws = await newWorkspace(t, 'Before');
+      const first = await api(t, ws.admin, 'GET', '/v1/workspace');
+      const res = await api(t, ws.admin, 'PATCH', '/v1/workspace', { time_zone: 'america/chicago', name: 'After' });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.equal(res.json().time_zone, 'America/Chicago');
+      assert.equal(res.json().name, 'After');
+      assert.notEqual(res.headers.etag, first.headers.etag);
+      assert.ok(res.json().updated_at > first.json().updated_at);
+      assert.equal((await api(t, ws.admin, 'GET', '/v1/workspace')).json().time_zone, 'America/Chicago');
+      // A stale If-Match is refused; nothing changes.
+      const stale = await api(t, ws.admin, 'PATCH', '/v1/workspace', { time_zone: 'UTC' }, { 'if-match': first.headers.etag as string });
+      assert.equal(stale.statusCode, 412);
+      assert.equal((await api(t, ws.admin, 'GET', '/v1/workspace')).json().time_zone, 'America/Chicago');
+    });
+
+    it('refuses names that are not IANA time zones, and unknown fields', async () => {
+      const ws = await newWorkspace(t);
+      for (const zone of ['CEST', '+02:00', 'Mars/Olympus', '', 'Europe/Paris; drop table']) {
+        const res = await api(t, ws.admin, 'PATCH', '/v1/workspace', { time_zone: zone });
+        assert.equal(res.statusCode, 400, zone);
+        assert.equal(res.json().code, 'validation_failed');
+        assert.equal(res.json().errors[0].path, 'body.time_zone', zone);
+      }
+      assert.equal((await api(t, ws.admin, 'PATCH', '/v1/workspace', { id: 'wsp_x' })).statusCode, 400);
+      assert.equal((await api(t, ws.admin, 'GET', '/v1/workspace')).json().time_zone, 'UTC');
+    });
+
+    it('is for admins only (403 for managers and below)', async () => {
+      const ws = await newWorkspace(t);
+      for (const role of ['manager', 'standard', 'restricted'] as const) {
+        const user = await newUser(t, ws, role);
+        const res = await api(t, user, 'PATCH', '/v1/workspace', { time_zone: 'Asia/Tokyo' });
+        assert.equal(res.statusCode, 403, role);
+      }
+      assert.equal((await api(t, ws.admin, 'GET', '/v1/workspace')).json().time_zone, 'UTC');
     });
   });
 

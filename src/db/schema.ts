@@ -11,6 +11,8 @@ export type ProjectStatus = 'active' | 'archived';
 export interface WorkspacesTable {
   id: string;
   name: string;
+  /** IANA name; the zone of last resort for photo times and reports. */
+  time_zone: ColumnType<string, string | undefined, string>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -176,6 +178,8 @@ export interface StoredVariant {
   byte_size: number;
 }
 
+export type PhotoTimeSource = 'client' | 'exif_offset' | 'exif_local' | 'exif' | 'upload';
+
 export interface PhotosTable {
   id: string;
   workspace_id: string;
@@ -190,7 +194,10 @@ export interface PhotosTable {
   orientation: number | null;
   caption: string | null;
   captured_at: Timestamp;
-  captured_at_source: 'client' | 'exif' | 'upload';
+  /** `exif` only on rows processed before migration 014 (offset applied if any, else read as UTC). */
+  captured_at_source: PhotoTimeSource;
+  /** IANA zone the local time is read and printed in; null until processed (and on rows from before 014). */
+  captured_at_time_zone: string | null;
   lat: number | null;
   lon: number | null;
   altitude: number | null;
@@ -391,7 +398,8 @@ export type ReportStatus = 'queued' | 'processing' | 'finished' | 'failed';
 /** How a report is laid out (reports.options); defaults filled in when it is requested. */
 export interface ReportOptions {
   layout: 1 | 2 | 4;
-  time_zone: string;
+  /** null: each photo's time in its own zone, the rest in the project's (reports from before migration 014 all have one). */
+  time_zone: string | null;
   page_size: 'letter' | 'a4';
   include_annotations: boolean;
   include_tasks: boolean;

@@ -6,7 +6,7 @@ import { Logger, type LogFunctionFactory } from 'graphile-worker';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
 import type { EventLog } from '../features/events/events.log.ts';
-import { lostPhotoJobs, photoTasks } from '../features/photos/photos.jobs.ts';
+import { lostPhotoJobs, PHOTO_CRONTAB, photoTasks } from '../features/photos/photos.jobs.ts';
 import { lostReportJobs, reportTasks } from '../features/reports/reports.jobs.ts';
 import { lostVideoJobs, videoTasks } from '../features/videos/videos.jobs.ts';
 import type { BlobStore } from '../storage/blob-store.ts';
@@ -64,8 +64,8 @@ export function taskList(deps: JobDeps): TaskList {
   return tasks;
 }
 
-/** Every periodic job: housekeeping, and requeueing lost jobs. */
-export const WORKER_CRONTAB = CLEANUP_CRONTAB + REQUEUE_CRONTAB;
+/** Every periodic job: housekeeping, requeueing lost jobs, and re-reading legacy photo times. */
+export const WORKER_CRONTAB = CLEANUP_CRONTAB + REQUEUE_CRONTAB + PHOTO_CRONTAB;
 
 /**
  * Runs every job that is due now, then returns (graphile-worker's runOnce): what the tests use to

@@ -8,12 +8,16 @@ import type { LostWork } from '../../jobs/requeue.ts';
 import type { BlobStore } from '../../storage/blob-store.ts';
 import { variantKey } from '../../storage/keys.ts';
 import type { AnnotationShape } from './photos.annotations.ts';
-import { makeVariants, MediaError, readExif, renderAnnotated, type Variant } from './photos.media.ts';
+import { makeVariants, MediaError, readExif, renderAnnotated, type ExifCaptureTime, type Variant } from './photos.media.ts';
 import { PhotosRepository } from './photos.repository.ts';
 import { EVENT_URL_TTL_SECONDS, PROCESS_PHOTO, RENDER_ANNOTATIONS } from './photos.service.ts';
-import { toPhotoView, urlSignerFor } from './photos.views.ts';
+import { captureTimeOf, placeTimeZone } from './photos.times.ts';
+import { toPhotoView, urlSignerFor, type PhotoRow } from './photos.views.ts';
 
 export const VARIANT_SIZES = { large: 2048, thumbnail: 320 } as const;
+export const REREAD_LEGACY_PHOTO_TIMES = 'reread_legacy_photo_times';
+/** Photos whose EXIF time is read again per run (each original is read whole once). */
+const REREAD_BATCH = 100;
 
 /**
  * The photo jobs. Payloads carry ids only; each job reads the current row and is safe to run
@@ -28,8 +32,12 @@ export function photoTasks(deps: JobDeps): TaskList {
       const { photo_id, version } = payload as { photo_id: string; version: number };
       await jobs.renderAnnotations(String(photo_id), Number(version));
     },
+    [REREAD_LEGACY_PHOTO_TIMES]: async () => jobs.rereadLegacyTimes(),
   };
 }
+
+/** Photos processed before capture times had zones: their EXIF time is read again, 100 per run. */
+export const PHOTO_CRONTAB = `*/10 * * * * ${REREAD_LEGACY_PHOTO_TIMES}\n`;
 
 /** A photo still pending half an hour after upload has lost its processing job: src/jobs/requeue.ts queues it again. */
 export const lostPhotoJobs: LostWork = {
@@ -54,8 +62,8 @@ class PhotoJobs {
   }
 
   /**
-   * EXIF (time, GPS, orientation — unless the client set them), the `large` and `thumbnail`
-   * variants, the displayed size; then `processed` (or `failed` with the reason) and
+   * EXIF (time read in the zone of where the photo was taken, GPS, orientation — unless the
+   * client set them), the photo's time zone, the `large` and `thumbnail` variants, the displayed size; then `processed` (or `failed` with the reason) and
    * photo.created. A file that is not a usable image fails at once; an infrastructure error
    * (storage, database) is retried by the queue, and the last attempt marks the photo failed
    * rather than leave it pending.
@@ -66,7 +74,7 @@ class PhotoJobs {
     if (!photo || photo.processing_status !== 'pending') return;
     let changes: Updateable<PhotosTable>;
     try {
-      changes = await this.makeVariants(photo.blob_key, photo.captured_at_source, photo.coordinates_source);
+      changes = await this.makeVariants(photo);
     } catch (err) {
       const lastAttempt = helpers.job.attempts >= helpers.job.max_attempts;
       if (!(err instanceof MediaError) && !lastAttempt) throw err;
@@ -89,7 +97,8 @@ class PhotoJobs {
     });
   }
 
-  private async makeVariants(key: string, timeSource: string, coordinatesSource: string | null): Promise<Updateable<PhotosTable>> {
+  private async makeVariants(photo: PhotoRow): Promise<Updateable<PhotosTable>> {
+    const key = photo.blob_key;
     const bytes = await this.blobs.read(key);
     if (!bytes) throw new MediaError('processing_failed', 'the uploaded file is missing from storage');
     const [exif, result] = await Promise.all([
@@ -110,17 +119,52 @@ class PhotoJobs {
       processing_status: 'processed',
       processing_error: null,
     };
-    if (timeSource !== 'client' && exif.capturedAt) {
-      changes.captured_at = exif.capturedAt;
-      changes.captured_at_source = 'exif';
-    }
-    if (coordinatesSource !== 'client' && exif.coordinates) {
+    if (photo.coordinates_source !== 'client' && exif.coordinates) {
       changes.lat = exif.coordinates.lat;
       changes.lon = exif.coordinates.lon;
       changes.altitude = exif.altitude;
       changes.coordinates_source = 'exif';
     }
-    return changes;
+    const lat = changes.lat ?? photo.lat;
+    const lon = changes.lon ?? photo.lon;
+    return { ...changes, ...await this.timeChanges(photo, exif.captureTime, lat == null || lon == null ? null : { lat, lon }) };
+  }
+
+  /**
+   * The time columns from EXIF (docs/photos.md, "Capture time"): the zone of where the photo was
+   * taken — its position, else the project's, else the workspace's — and an EXIF time read in it,
+   * unless the client gave the time.
+   */
+  private async timeChanges(photo: PhotoRow, captureTime: ExifCaptureTime | null, position: { lat: number; lon: number } | null) {
+    const place = { photo: position, ...await this.photos.placeFallbacks(this.deps.db, photo.project_id) };
+    if (photo.captured_at_source === 'client' || !captureTime) return { captured_at_time_zone: placeTimeZone(place) };
+    const time = captureTimeOf(captureTime, place);
+    return { captured_at: time.capturedAt, captured_at_source: time.source, captured_at_time_zone: time.timeZone };
+  }
+
+  /**
+   * Photos processed before migration 014 (source `exif`, no zone) had an offset-less EXIF time
+   * taken as UTC: their EXIF is read again under today's rules, a batch per run, with
+   * photo.updated for each. One whose EXIF can no longer be read keeps `exif` and gets its zone.
+   */
+  async rereadLegacyTimes(): Promise<void> {
+    const { db } = this.deps;
+    for (const { id } of await this.photos.legacyExifTimes(db, REREAD_BATCH)) {
+      const photo = await this.photos.getById(db, id);
+      if (!photo || photo.captured_at_source !== 'exif' || photo.captured_at_time_zone !== null) continue;
+      const bytes = await this.blobs.read(photo.blob_key);
+      const exif = bytes ? await readExif(bytes) : null;
+      const position = photo.lat === null || photo.lon === null ? null : { lat: photo.lat, lon: photo.lon };
+      const changes = await this.timeChanges(photo, exif?.captureTime ?? null, position);
+      await db.transaction().execute(async (tx) => {
+        const current = await this.photos.getById(tx, id, true);
+        if (!current || current.captured_at_source !== 'exif' || current.captured_at_time_zone !== null) return; // changed meanwhile
+        const row = await this.photos.update(tx, id, changes);
+        await this.deps.events.emit(tx, {
+          workspaceId: row.workspace_id, event: 'photo.updated', projectId: row.project_id, data: await toPhotoView(row, this.signForEvents),
+        });
+      });
+    }
   }
 
   /**

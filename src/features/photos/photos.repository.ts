@@ -58,6 +58,19 @@ export class PhotosRepository {
       .returningAll().returning(tags('photos.id')).executeTakeFirst();
   }
 
+  /** Processed photos whose EXIF time was read before migration 014 (source `exif`, no zone yet). */
+  legacyExifTimes(db: Executor, limit: number): Promise<{ id: string }[]> {
+    return db.selectFrom('photos').select('id').where('captured_at_source', '=', 'exif').where('captured_at_time_zone', 'is', null)
+      .orderBy('id').limit(limit).execute();
+  }
+
+  /** What a photo's time zone falls back to: its project's site, then the workspace's time zone. */
+  async placeFallbacks(db: Executor, projectId: string): Promise<{ project: { lat: number; lon: number } | null; workspaceTimeZone: string }> {
+    const row = await db.selectFrom('projects as p').innerJoin('workspaces as w', 'w.id', 'p.workspace_id')
+      .select(['p.lat', 'p.lon', 'w.time_zone']).where('p.id', '=', projectId).executeTakeFirstOrThrow();
+    return { project: row.lat === null || row.lon === null ? null : { lat: row.lat, lon: row.lon }, workspaceTimeZone: row.time_zone };
+  }
+
   async delete(db: Executor, id: string): Promise<void> {
     await db.deleteFrom('photos').where('id', '=', id).execute();
   }

@@ -40,7 +40,15 @@ export const Photo = Type.Object({
   byte_size: Type.Integer(),
   sha256: Type.String({ description: 'Lowercase hex SHA-256 of the original.' }),
   captured_at: Type.String({ format: 'date-time', description: 'When the photo was taken: the client\'s value, else EXIF once processed, else the upload time (see `captured_at_source`).' }),
-  captured_at_source: StringEnum(['client', 'exif', 'upload']),
+  captured_at_source: StringEnum(['client', 'exif_offset', 'exif_local', 'exif', 'upload'], {
+    description: '`client`: given by the client. `exif_offset`: EXIF time with its UTC offset (exact). `exif_local`: EXIF wall-clock time without an offset, '
+      + 'read in `captured_at_time_zone`. `upload`: no capture time known; `captured_at` is when it was uploaded. `exif`: read before the time-zone rules '
+      + '(an offset applied when the file had one, else the wall clock taken as UTC).',
+  }),
+  captured_at_time_zone: Nullable(Type.String({
+    description: 'IANA time zone of where the photo was taken, as far as known: the zone of its GPS position, else of its project\'s coordinates, '
+      + 'else the workspace\'s `time_zone`. An `exif_local` time was read in it; reports print the photo\'s time in it. Null until processed.',
+  })),
   coordinates: Nullable(PhotoCoordinates),
   coordinates_source: Nullable(StringEnum(['client', 'exif'])),
   caption: Nullable(Type.String()),

@@ -19,6 +19,7 @@ import type { AnnotationShape } from './photos.annotations.ts';
 import type { ReceivedPhoto } from './photos.intake.ts';
 import { PhotosRepository, type PhotoListCriteria } from './photos.repository.ts';
 import type { PhotoListFilters, PhotoPatchInput } from './photos.schemas.ts';
+import { timeAfterMove } from './photos.times.ts';
 import { toPhotoView, toPhotoViews, urlSignerFor, type PhotoRow, type PhotoView, type SignUrl } from './photos.views.ts';
 
 type PhotoEvent = Extract<EventType, `photo.${string}`>;
@@ -127,7 +128,12 @@ export class PhotosService {
       checkIfMatch(ifMatch, viewVersion(photo));
       const changes = mediaChangesOf(photo, patch);
       if (Object.keys(changes).length === 0) return toPhotoView(photo, this.sign);
-      return this.emitChange(tx, 'photo.updated', await this.photos.update(tx, photo.id, changes));
+      // A new position is a new place: the zone follows it, and an EXIF wall-clock time is read again in it.
+      const moved = changes.lat === undefined ? null : timeAfterMove(
+        { captured_at: changes.captured_at ?? photo.captured_at, captured_at_source: changes.captured_at_source ?? photo.captured_at_source, captured_at_time_zone: photo.captured_at_time_zone },
+        { photo: changes.lat == null || changes.lon == null ? null : { lat: changes.lat, lon: changes.lon }, ...await this.photos.placeFallbacks(tx, photo.project_id) },
+      );
+      return this.emitChange(tx, 'photo.updated', await this.photos.update(tx, photo.id, { ...changes, ...moved }));
     });
   }
 

@@ -33,6 +33,7 @@ export async function toPhotoView(p: PhotoRow, sign: SignUrl): Promise<PhotoView
     sha256: p.sha256,
     captured_at: p.captured_at.toISOString(),
     captured_at_source: p.captured_at_source,
+    captured_at_time_zone: p.captured_at_time_zone,
     coordinates: p.lat === null || p.lon === null ? null : { lat: p.lat, lon: p.lon, altitude: p.altitude },
     coordinates_source: p.coordinates_source,
     caption: p.caption,

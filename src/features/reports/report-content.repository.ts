@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/database.ts';
-import type { ReportSelection, StoredVariant } from '../../db/schema.ts';
+import type { PhotoTimeSource, ReportSelection, StoredVariant } from '../../db/schema.ts';
 
 /** A user as printed: their name, else their handle. */
 const userName = (alias: string) =>
@@ -12,11 +12,17 @@ export interface ReportHeader {
   workspaceName: string;
   /** The project's cover photo, when it has one that is processed. */
   coverPhoto: { id: string; variants: Record<string, StoredVariant> } | null;
+  /** The project's site, and the workspace's zone: what the project's time zone is found from. */
+  coordinates: { lat: number; lon: number } | null;
+  workspaceTimeZone: string;
 }
 
 export interface ReportPhotoRow {
   id: string;
   capturedAt: Date;
+  capturedAtSource: PhotoTimeSource;
+  /** Where it was taken (null on photos processed before migration 014). */
+  capturedAtTimeZone: string | null;
   caption: string | null;
   lat: number | null;
   lon: number | null;
@@ -49,14 +55,17 @@ export class ReportContentRepository {
   async header(db: Executor, projectId: string): Promise<ReportHeader | undefined> {
     const row = await db.selectFrom('projects as p').innerJoin('workspaces as w', 'w.id', 'p.workspace_id')
       .leftJoin('photos as c', (join) => join.onRef('c.id', '=', 'p.cover_photo_id').on('c.processing_status', '=', 'processed'))
-      .select(['p.name', 'p.street_address_1', 'p.street_address_2', 'p.city', 'p.state', 'p.postal_code', 'p.country', 'w.name as workspace_name'])
+      .select(['p.name', 'p.street_address_1', 'p.street_address_2', 'p.city', 'p.state', 'p.postal_code', 'p.country', 'p.lat', 'p.lon', 'w.name as workspace_name', 'w.time_zone'])
       .select(['c.id as cover_id', 'c.variants as cover_variants'])
       .where('p.id', '=', projectId).executeTakeFirst();
     if (!row) return undefined;
     const cityLine = [row.postal_code, row.city, row.state].filter(Boolean).join(' ');
     const address = [row.street_address_1, row.street_address_2, cityLine, row.country].filter(Boolean).join(', ');
     const coverPhoto = row.cover_id && row.cover_variants ? { id: row.cover_id, variants: row.cover_variants } : null;
-    return { projectName: row.name, address: address || null, workspaceName: row.workspace_name, coverPhoto };
+    return {
+      projectName: row.name, address: address || null, workspaceName: row.workspace_name, coverPhoto,
+      coordinates: row.lat === null || row.lon === null ? null : { lat: row.lat, lon: row.lon }, workspaceTimeZone: row.time_zone,
+    };
   }
 
   async userName(db: Executor, userId: string): Promise<string> {
@@ -83,7 +92,7 @@ export class ReportContentRepository {
   /** The processed photos the selection names, in capture order, with their tags and creator (metadata only: no image bytes). */
   async photos(db: Executor, projectId: string, s: ReportSelection): Promise<ReportPhotoRow[]> {
     let q = db.selectFrom('photos as ph').innerJoin('users as u', 'u.id', 'ph.creator_id')
-      .select(['ph.id', 'ph.captured_at', 'ph.caption', 'ph.lat', 'ph.lon', 'ph.altitude', 'ph.variants', userName('u').as('creator_name')])
+      .select(['ph.id', 'ph.captured_at', 'ph.captured_at_source', 'ph.captured_at_time_zone', 'ph.caption', 'ph.lat', 'ph.lon', 'ph.altitude', 'ph.variants', userName('u').as('creator_name')])
       .select(sql<string[]>`coalesce((select array_agg(t.name order by lower(t.name)) from photo_tags pt join tags t on t.id = pt.tag_id where pt.photo_id = ph.id), '{}')`.as('tags'))
       .where('ph.project_id', '=', projectId).where('ph.processing_status', '=', 'processed');
     if (s.photo_ids) q = q.where('ph.id', 'in', s.photo_ids);
@@ -96,7 +105,7 @@ export class ReportContentRepository {
     }
     const rows = await q.orderBy('ph.captured_at').orderBy('ph.id').execute();
     return rows.map((r) => ({
-      id: r.id, capturedAt: r.captured_at, caption: r.caption, lat: r.lat, lon: r.lon, altitude: r.altitude,
+      id: r.id, capturedAt: r.captured_at, capturedAtSource: r.captured_at_source, capturedAtTimeZone: r.captured_at_time_zone, caption: r.caption, lat: r.lat, lon: r.lon, altitude: r.altitude,
       creatorName: r.creator_name, variants: r.variants, tags: r.tags,
     }));
   }

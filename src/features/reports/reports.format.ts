@@ -1,15 +1,5 @@
 /** How a report prints times, places and names: in the report's time zone, the same on every machine. */
 
-/** True when `zone` is an IANA time zone this runtime knows (what Intl accepts). */
-export function isTimeZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 const formatters = new Map<string, Intl.DateTimeFormat>();
 function formatter(zone: string, kind: 'time' | 'day'): Intl.DateTimeFormat {
   const key = `${kind}:${zone}`;

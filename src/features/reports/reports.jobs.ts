@@ -4,7 +4,9 @@ import { enqueue } from '../../jobs/enqueue.ts';
 import type { JobDeps } from '../../jobs/queue.ts';
 import type { LostWork } from '../../jobs/requeue.ts';
 import type { BlobStore } from '../../storage/blob-store.ts';
+import { timeZoneAt } from '../../time-zones.ts';
 import { ReportContentRepository, type ReportPhotoRow } from './report-content.repository.ts';
+import { dayKey } from './reports.format.ts';
 import { drawReport, newReportDocument, type PrintImage, type PrintPhoto } from './reports.pdf.ts';
 import { ReportsRepository, type ReportRow } from './reports.repository.ts';
 import { RENDER_REPORT, reportSigner, toReportView } from './reports.views.ts';
@@ -102,7 +104,13 @@ export class ReportJobs {
       if (!image) throw new ReportRenderError(`photo ${photo.id} has no large image to print`);
       return { key: image.key, width: image.width, height: image.height };
     };
-    const photos: PrintPhoto[] = rows.map((r) => ({ ...r, image: printed(r) }));
+    // Without a zone asked for, a photo prints in the zone where it was taken, the rest in the project's.
+    const projectZone = (header.coordinates ? timeZoneAt(header.coordinates.lat, header.coordinates.lon) : null) ?? header.workspaceTimeZone;
+    const timeZone = options.time_zone ?? projectZone;
+    const photos: PrintPhoto[] = rows.map((r) => ({ ...r, timeZone: options.time_zone ?? r.capturedAtTimeZone ?? projectZone, image: printed(r) }));
+    // Grouped by their local day: with photos from several zones, capture order alone could split a day.
+    const days = new Map(photos.map((p) => [p.id, dayKey(p.capturedAt, p.timeZone)]));
+    photos.sort((a, b) => days.get(a.id)!.localeCompare(days.get(b.id)!) || a.capturedAt.getTime() - b.capturedAt.getTime() || a.id.localeCompare(b.id));
     const coverPhoto = header.coverPhoto ? { id: header.coverPhoto.id, image: printed(header.coverPhoto) } : null;
     const tasks = options.include_tasks ? await this.content.tasks(db, report.project_id) : null;
     const comments = options.include_comments ? await this.content.comments(db, report.project_id, rows.map((r) => r.id)) : null;
@@ -121,7 +129,7 @@ export class ReportJobs {
     };
     try {
       const pageCount = await drawReport(doc, {
-        title: report.title, header, requestedBy, options, generatedAt: new Date(), photos, tasks, comments, coverPhoto,
+        title: report.title, header, requestedBy, options, timeZone, generatedAt: new Date(), photos, tasks, comments, coverPhoto,
       }, (photo, width, height) => this.printedImage(photo, width, height), waitForRoom);
       doc.end();
       const { byteSize } = await stored;

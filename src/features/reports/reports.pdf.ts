@@ -1,6 +1,6 @@
 import os from 'node:os';
 import PDFDocument from 'pdfkit';
-import type { ReportOptions } from '../../db/schema.ts';
+import type { PhotoTimeSource, ReportOptions } from '../../db/schema.ts';
 import type { ReportCommentRow, ReportHeader, ReportTaskRow } from './report-content.repository.ts';
 import { lineHeightOf, writeText, type Weight } from './report-fonts.ts';
 import { dayKey, formatCoordinates, formatDay, formatTime, printable } from './reports.format.ts';
@@ -9,6 +9,10 @@ import { dayKey, formatCoordinates, formatDay, formatTime, printable } from './r
 export interface PrintPhoto {
   id: string;
   capturedAt: Date;
+  /** `upload`: no capture time is known, and the photo prints "Uploaded" instead of "Taken". */
+  capturedAtSource: PhotoTimeSource;
+  /** The zone its time and day print in: the report's, else the photo's own, else the project's. */
+  timeZone: string;
   caption: string | null;
   lat: number | null;
   lon: number | null;
@@ -30,6 +34,8 @@ export interface ReportDocumentInput {
   header: ReportHeader;
   requestedBy: string;
   options: ReportOptions;
+  /** The zone of every other time (cover, tasks, comments): the report's, else the project's. */
+  timeZone: string;
   generatedAt: Date;
   photos: PrintPhoto[];
   tasks: ReportTaskRow[] | null;
@@ -77,8 +83,8 @@ export function newReportDocument(title: string, pageSize: ReportOptions['page_s
 export async function drawReport(doc: PDFKit.PDFDocument, input: ReportDocumentInput, loadImage: LoadImage, waitForRoom: () => Promise<void>): Promise<number> {
   await drawCover(doc, input, loadImage);
   await drawPhotos(doc, input, loadImage, waitForRoom);
-  if (input.tasks) drawTasks(doc, input.tasks, input.options.time_zone);
-  if (input.comments) drawComments(doc, input.comments, input.options.time_zone);
+  if (input.tasks) drawTasks(doc, input.tasks, input.timeZone);
+  if (input.comments) drawComments(doc, input.comments, input.timeZone);
   return drawFooters(doc, input);
 }
 
@@ -90,7 +96,7 @@ function write(doc: PDFKit.PDFDocument, text: string, weight: Weight, size: numb
 /** Title, project and address; the cover photo (the project's, else the first one printed); the facts. */
 async function drawCover(doc: PDFKit.PDFDocument, input: ReportDocumentInput, loadImage: LoadImage): Promise<void> {
   const { header, options, photos } = input;
-  const zone = options.time_zone;
+  const zone = input.timeZone;
   doc.addPage();
   const width = doc.page.width - 2 * MARGIN;
   doc.fillColor('black');
@@ -106,13 +112,13 @@ async function drawCover(doc: PDFKit.PDFDocument, input: ReportDocumentInput, lo
   const first = photos[0];
   const last = photos[photos.length - 1];
   const range = !first || !last ? 'none'
-    : dayKey(first.capturedAt, zone) === dayKey(last.capturedAt, zone) ? formatDay(first.capturedAt, zone)
-    : `${formatDay(first.capturedAt, zone)} to ${formatDay(last.capturedAt, zone)}`;
+    : dayKey(first.capturedAt, first.timeZone) === dayKey(last.capturedAt, last.timeZone) ? formatDay(first.capturedAt, first.timeZone)
+    : `${formatDay(first.capturedAt, first.timeZone)} to ${formatDay(last.capturedAt, last.timeZone)}`;
   const facts: [string, string][] = [
     ['Workspace', header.workspaceName],
     ['Photos', String(photos.length)],
     ['Dates', range],
-    ['Time zone', zone],
+    ['Time zone', options.time_zone ?? `Each photo in the zone where it was taken; other times in ${zone}`],
     ['Requested by', input.requestedBy],
     ['Generated', formatTime(input.generatedAt, zone)],
   ];
@@ -142,7 +148,6 @@ async function drawCover(doc: PDFKit.PDFDocument, input: ReportDocumentInput, lo
 async function drawPhotos(doc: PDFKit.PDFDocument, input: ReportDocumentInput, loadImage: LoadImage, waitForRoom: () => Promise<void>): Promise<void> {
   const { photos, options } = input;
   if (photos.length === 0) return;
-  const zone = options.time_zone;
   const { cols, rows, font }: { cols: number; rows: number; font: number } = GRID[options.layout];
   const [pageWidth, pageHeight] = SIZES[options.page_size];
   const bottom = pageHeight - MARGIN;
@@ -156,7 +161,7 @@ async function drawPhotos(doc: PDFKit.PDFDocument, input: ReportDocumentInput, l
   const placed = photos.map((photo) => ({ photo, ...fit(photo.image, cell.w, cell.h - textHeight) }));
 
   const images = prefetch(placed, (p) => loadImage(p.photo, p.pixelWidth, p.pixelHeight));
-  const heading = (date: Date, y: number, continued: boolean) => {
+  const heading = (date: Date, zone: string, y: number, continued: boolean) => {
     doc.fillColor('black');
     write(doc, `${formatDay(date, zone)}${continued ? ' (continued)' : ''}`, 'bold', DAY_FONT, MARGIN, y, { width: pageWidth - 2 * MARGIN, lineBreak: false });
   };
@@ -165,16 +170,16 @@ async function drawPhotos(doc: PDFKit.PDFDocument, input: ReportDocumentInput, l
   let col = cols;
   let currentDay = '';
   for (const [i, p] of placed.entries()) {
-    const day = dayKey(p.photo.capturedAt, zone);
+    const day = dayKey(p.photo.capturedAt, p.photo.timeZone);
     const newDay = day !== currentDay;
     if (newDay || col >= cols) {
       if (y + (newDay ? DAY_BAND : 0) + cell.h > bottom + 0.5) {
         if (i > 0) await waitForRoom();
         doc.addPage();
-        heading(p.photo.capturedAt, MARGIN, !newDay);
+        heading(p.photo.capturedAt, p.photo.timeZone, MARGIN, !newDay);
         y = MARGIN + DAY_BAND;
       } else if (newDay) {
-        heading(p.photo.capturedAt, y, false);
+        heading(p.photo.capturedAt, p.photo.timeZone, y, false);
         y += DAY_BAND;
       }
       rowY = y;
@@ -185,7 +190,7 @@ async function drawPhotos(doc: PDFKit.PDFDocument, input: ReportDocumentInput, l
     const x = MARGIN + col++ * (cell.w + GAP);
     const jpeg = (await images.next()).value as Buffer;
     doc.image(jpeg, x + (cell.w - p.width) / 2, rowY, { width: p.width, height: p.height });
-    drawPhotoText(doc, p.photo, { x, y: rowY + p.height + 6, w: cell.w }, font, zone);
+    drawPhotoText(doc, p.photo, { x, y: rowY + p.height + 6, w: cell.w }, font);
   }
 }
 
@@ -198,7 +203,7 @@ function fit(image: PrintImage, boxWidth: number, boxHeight: number) {
   return { width, height, pixelWidth: toPixels(width, image.width), pixelHeight: toPixels(height, image.height) };
 }
 
-function drawPhotoText(doc: PDFKit.PDFDocument, photo: PrintPhoto, box: { x: number; y: number; w: number }, font: number, zone: string): void {
+function drawPhotoText(doc: PDFKit.PDFDocument, photo: PrintPhoto, box: { x: number; y: number; w: number }, font: number): void {
   const lineHeight = lineHeightOf(font);
   const line = (text: string, bold = false, lines = 1) => {
     write(doc, text, bold ? 'bold' : 'regular', font, box.x, doc.y, { width: box.w, height: lines * lineHeight, ellipsis: true });
@@ -207,7 +212,7 @@ function drawPhotoText(doc: PDFKit.PDFDocument, photo: PrintPhoto, box: { x: num
   doc.y = box.y;
   if (photo.caption) line(photo.caption, true, 2);
   doc.fillColor(GREY);
-  line(`Taken ${formatTime(photo.capturedAt, zone)}`);
+  line(`${photo.capturedAtSource === 'upload' ? 'Uploaded' : 'Taken'} ${formatTime(photo.capturedAt, photo.timeZone)}`);
   line(photo.lat === null || photo.lon === null ? 'GPS: not recorded' : `GPS ${formatCoordinates(photo.lat, photo.lon, photo.altitude)}`);
   if (photo.tags.length > 0) line(`Tags: ${photo.tags.join(', ')}`);
   line(`By ${photo.creatorName}`);
@@ -291,7 +296,7 @@ function drawComments(doc: PDFKit.PDFDocument, comments: ReportCommentRow[], zon
 /** "Title · day generated" and "Page n of N" at the foot of every page (the project is on the cover). */
 function drawFooters(doc: PDFKit.PDFDocument, input: ReportDocumentInput): number {
   const { start, count } = doc.bufferedPageRange();
-  const label = `${input.title} · ${formatDay(input.generatedAt, input.options.time_zone)}`;
+  const label = `${input.title} · ${formatDay(input.generatedAt, input.timeZone)}`;
   for (let i = start; i < start + count; i++) {
     doc.switchToPage(i);
     const bottom = doc.page.margins.bottom;

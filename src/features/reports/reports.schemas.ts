@@ -10,12 +10,17 @@ export const MAX_PHOTO_IDS = 1000;
 export const MAX_TAG_IDS = 50;
 
 const Layout = Type.Integer({ enum: [1, 2, 4], description: 'Photos per page, at most: 1, 2 (stacked) or 4 (a 2 × 2 grid). Days follow one another on a page, each under its date.' });
-const TimeZone = Type.String({ minLength: 1, maxLength: 64, description: 'IANA time zone (`Europe/Paris`, `America/Chicago`) the capture times and dates are printed in.' });
+const TimeZone = Type.String({
+  minLength: 1, maxLength: 64,
+  description: 'IANA time zone (`Europe/Paris`, `America/Chicago`) every time and date of the report is printed in. Without one, each photo\'s time '
+    + 'and day are printed in the photo\'s own zone (`captured_at_time_zone`: where it was taken), and the other times in the project\'s zone '
+    + '(from its coordinates, else the workspace\'s `time_zone`).',
+});
 const PageSize = StringEnum(['letter', 'a4'], { description: 'US Letter or ISO A4.' });
 
 export const ReportOptionsInput = Type.Object({
   layout: Type.Optional({ ...Layout, default: 2 }),
-  time_zone: Type.Optional({ ...TimeZone, default: 'UTC' }),
+  time_zone: Type.Optional(TimeZone),
   page_size: Type.Optional({ ...PageSize, default: 'letter' }),
   include_annotations: Type.Optional(Type.Boolean({ default: true, description: 'Print a photo\'s annotated render instead of the plain photo when it has one.' })),
   include_tasks: Type.Optional(Type.Boolean({ default: false, description: 'Add a section with the project\'s open and completed tasks.' })),
@@ -41,7 +46,7 @@ export type ReportCreateInput = Static<typeof ReportCreate>;
 
 const ReportOptions = Type.Object({
   layout: Layout,
-  time_zone: TimeZone,
+  time_zone: Nullable(TimeZone),
   page_size: PageSize,
   include_annotations: Type.Boolean(),
   include_tasks: Type.Boolean(),

@@ -6,6 +6,7 @@ import { conflict, notFound, unprocessable, validationFailed } from '../../http/
 import { decodeCursor, toPage, type PageOf } from '../../http/pagination.ts';
 import { parseRfc3339 } from '../../http/timestamps.ts';
 import { isId, newId } from '../../ids.ts';
+import { canonicalTimeZone } from '../../time-zones.ts';
 import { enqueue } from '../../jobs/enqueue.ts';
 import type { BlobStore } from '../../storage/blob-store.ts';
 import type { FileRequest, FileResponse, FilesService } from '../../storage/files.service.ts';
@@ -13,7 +14,6 @@ import { BlobGarbage } from '../../storage/garbage.ts';
 import { assertMay } from '../access/permissions.ts';
 import { ProjectAccess } from '../projects/projects.access.ts';
 import { ReportContentRepository } from './report-content.repository.ts';
-import { isTimeZone } from './reports.format.ts';
 import { ReportsRepository, type ReportRow } from './reports.repository.ts';
 import type { ReportCreateInput, ReportListFilters } from './reports.schemas.ts';
 import { RENDER_REPORT, reportFilename, reportSigner, toReportView, type ReportView, type SignReport } from './reports.views.ts';
@@ -122,8 +122,10 @@ export class ReportsService {
 }
 
 function optionsOf(input: ReportCreateInput['options'] = {}): ReportOptions {
-  const timeZone = input.time_zone ?? 'UTC';
-  if (!isTimeZone(timeZone)) validationFailed([{ path: 'body.options.time_zone', message: 'must be an IANA time zone such as "Europe/Paris" or "UTC"' }]);
+  const timeZone = input.time_zone === undefined ? null : canonicalTimeZone(input.time_zone);
+  if (timeZone === null && input.time_zone !== undefined) {
+    validationFailed([{ path: 'body.options.time_zone', message: 'must be an IANA time zone such as "Europe/Paris" or "UTC"' }]);
+  }
   return {
     layout: (input.layout ?? 2) as ReportOptions['layout'],
     time_zone: timeZone,

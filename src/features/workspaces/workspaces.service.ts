@@ -1,6 +1,8 @@
 import type { Db, Tx } from '../../db/database.ts';
-import type { Actor } from '../../http/actor.ts';
-import { notFound } from '../../http/errors.ts';
+import { requireRole, type Actor } from '../../http/actor.ts';
+import { checkIfMatch, type IfMatch } from '../../http/etag.ts';
+import { notFound, validationFailed } from '../../http/errors.ts';
+import { canonicalTimeZone } from '../../time-zones.ts';
 import { newId } from '../../ids.ts';
 import { ApiKeysRepository, type NewApiKey } from '../api-keys/api-keys.repository.ts';
 import { toApiKeyView, type ApiKeyView } from '../api-keys/api-keys.views.ts';
@@ -8,11 +10,12 @@ import { EventLog } from '../events/events.log.ts';
 import { UsersRepository } from '../users/users.repository.ts';
 import { toUserView, type UserView } from '../users/users.views.ts';
 import { WorkspacesRepository, type WorkspaceRow } from './workspaces.repository.ts';
-import type { WorkspaceView } from './workspaces.schemas.ts';
+import type { WorkspacePatchInput, WorkspaceView } from './workspaces.schemas.ts';
 
 export const toWorkspaceView = (row: WorkspaceRow): WorkspaceView => ({
   id: row.id,
   name: row.name,
+  time_zone: row.time_zone,
   created_at: row.created_at.toISOString(),
   updated_at: row.updated_at.toISOString(),
 });
@@ -44,6 +47,23 @@ export class WorkspacesService {
   async current(actor: Actor): Promise<WorkspaceView> {
     const row = await this.workspaces.get(this.db, actor.workspaceId) ?? notFound('workspace', actor.workspaceId);
     return toWorkspaceView(row);
+  }
+
+  /** Admins only. The time zone is checked against the runtime's IANA data and stored in its canonical spelling. */
+  async update(actor: Actor, patch: WorkspacePatchInput, ifMatch: IfMatch): Promise<WorkspaceView> {
+    requireRole(actor, ['admin'], 'change the workspace');
+    const timeZone = patch.time_zone === undefined ? undefined : canonicalTimeZone(patch.time_zone);
+    if (timeZone === null) return validationFailed([{ path: 'body.time_zone', message: 'must be an IANA time zone such as "America/Chicago" or "UTC"' }]);
+    return this.db.transaction().execute(async (tx) => {
+      const row = await this.workspaces.getForUpdate(tx, actor.workspaceId) ?? notFound('workspace', actor.workspaceId);
+      checkIfMatch(ifMatch, toWorkspaceView(row));
+      const changes = {
+        ...(patch.name !== undefined && patch.name !== row.name ? { name: patch.name } : {}),
+        ...(timeZone !== undefined && timeZone !== row.time_zone ? { time_zone: timeZone } : {}),
+      };
+      if (Object.keys(changes).length === 0) return toWorkspaceView(row);
+      return toWorkspaceView(await this.workspaces.update(tx, row.id, changes));
+    });
   }
 
   /** The operator's way in (CLI): a workspace, its first admin and that admin's first API key, all or nothing. */
