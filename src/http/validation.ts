@@ -87,7 +87,7 @@ export function toFieldErrors(errors: FastifySchemaValidationError[], context: s
     } else if (err.keyword === 'type') {
       message = `must be ${String(err.params.type).split(',').join(' or ')}`; // `type: ['string', 'null']`
     } else if (err.keyword === 'enum') {
-      message = `must be one of: ${(err.params.allowedValues as unknown[]).join(', ')}`;
+      message = `must be one of: ${(err.params.allowedValues as unknown[]).map(String).join(', ')}`;
     } else if (err.keyword === 'type' && Array.isArray(err.params.type)) {
       message = `must be ${(err.params.type as string[]).join(' or ')}`;
     }
