@@ -31,12 +31,12 @@ function errorCatalogue(): string {
 
 const DESCRIPTION = `The Jobsite API: projects, crews, photos, videos, tasks, comments, documents and PDF reports for construction and field crews, with an event log and signed webhooks.
 
-**Authentication**: \`Authorization: Bearer jsk_…\` (an API key; the *Authorize* button takes one). **Errors** are RFC 9457 \`application/problem+json\` with a stable \`code\` to branch on; each response below lists the codes its status carries, and the full list is under *Error codes*.
-**Lists** are keyset-paginated: \`limit\` (1..100, default 50) and \`cursor\` (the previous page's \`next_cursor\`), with a \`Link: rel="next"\` header.
-**Idempotency**: send \`Idempotency-Key\` on any POST to make retries safe for 24 hours (a replay carries \`Idempotent-Replayed: true\`; a response holding a one-time secret is not replayed: see \`idempotency_key_secret\`).
-**Concurrency**: single objects carry an \`ETag\`; send \`If-None-Match\` on GET and \`If-Match\` on PATCH/DELETE.
-**Rate limits**: per API key, announced in \`RateLimit-Policy\` and \`RateLimit\` headers; 429 with \`Retry-After\` when exceeded.
-**Methods**: a path called with a method it does not serve answers 405 \`method_not_allowed\` with an \`Allow\` header; an unknown path 404 \`route_not_found\`.
+- **Authentication**: \`Authorization: Bearer jsk_…\` (an API key; the *Authorize* button takes one). **Errors** are RFC 9457 \`application/problem+json\` with a stable \`code\` to branch on; each response below lists the codes its status carries, and the full list is under *Error codes*.
+- **Lists** are keyset-paginated: \`limit\` (1..100, default 50) and \`cursor\` (the previous page's \`next_cursor\`), with a \`Link: rel="next"\` header.
+- **Idempotency**: send \`Idempotency-Key\` on any POST to make retries safe for 24 hours (a replay carries \`Idempotent-Replayed: true\`; a response holding a one-time secret is not replayed: see \`idempotency_key_secret\`).
+- **Concurrency**: single objects carry an \`ETag\`; send \`If-None-Match\` on GET and \`If-Match\` on PATCH/DELETE.
+- **Rate limits**: per API key, announced in \`RateLimit-Policy\` and \`RateLimit\` headers; 429 with \`Retry-After\` when exceeded.
+- **Methods**: a path called with a method it does not serve answers 405 \`method_not_allowed\` with an \`Allow\` header; an unknown path 404 \`route_not_found\`.
 
 ${errorCatalogue()}`;
 
