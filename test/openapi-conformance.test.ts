@@ -214,6 +214,15 @@ describe('the document itself', () => {
         assert.ok(validate(example), `${name} example: ${ajv.errorsText(validate.errors)}`);
       }
     }
+    let deliveries = 0;
+    for (const [event, item] of Object.entries(doc.webhooks) as [string, Json][]) {
+      const media = item.post.requestBody.content['application/json'];
+      if (media.example === undefined) continue;
+      deliveries++;
+      const validate = ajv.getSchema(`${DOC_ID}#/webhooks/${event}/post/requestBody/content/application~1json/schema`)!;
+      assert.ok(validate(media.example), `${event} example: ${ajv.errorsText(validate.errors)}`);
+    }
+    assert.ok(deliveries >= 20, `only ${deliveries} webhook events have an example`);
     const problem = ajv.getSchema(`${DOC_ID}#/components/schemas/Problem`)!;
     for (const [code, example] of Object.entries(doc.components.examples) as [string, Json][]) {
       assert.ok(problem(example.value), `${code}: ${ajv.errorsText(problem.errors)}`);

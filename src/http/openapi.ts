@@ -18,6 +18,7 @@ import { Webhook } from '../features/webhooks/webhooks.schemas.ts';
 import { ERROR_CODES, Problem } from './errors.ts';
 import { finishDocument } from './openapi-document.ts';
 import { codesByStatus, honoursIfMatch } from './openapi-errors.ts';
+import { SCHEMA_EXAMPLES } from './openapi-examples.ts';
 
 /** Every error code by status, collapsed below the introduction so the endpoints stay on the first screen. */
 function errorCatalogue(): string {
@@ -106,6 +107,18 @@ function eventDataSchema(event: EventType): DocSchema {
   return { type: 'object', description: EVENT_TYPES[event] };
 }
 
+/** A delivery's body for the reference page, when the event carries a resource we have an example of. */
+function eventExample(event: EventType, data: DocSchema): DocSchema | undefined {
+  const name = typeof data.$ref === 'string' ? data.$ref.split('/').at(-1)! : undefined;
+  const example = name ? SCHEMA_EXAMPLES[name] : event === 'webhook.ping' ? { webhook_id: 'whk_01jdqf7h9k1n3p5q7r9s1t3v5x', message: 'Ping from Jobsite.' } : undefined;
+  if (example === undefined) return undefined;
+  const projectId = (example as { project_id?: string }).project_id ?? (name === 'Project' ? (example as { id: string }).id : null);
+  return {
+    id: 'evt_01jdqg8j0m2p4q6r8s0t2v4w6y', event, project_id: event.startsWith('project.') ? projectId ?? 'prj_01jdq7v3m4k8x2c9f5t6b1n0zr' : projectId,
+    workspace_id: 'wsp_01jdq5r8s2t4v6w8x0y2z4a6b8', created_at: '2026-11-24T15:32:48.017Z', data: example,
+  };
+}
+
 /**
  * OpenAPI 3.1 `webhooks`: one entry per event type, describing the POST a receiver gets:
  * the envelope with `event` fixed to that type, its `data`, and the signature headers.
@@ -114,6 +127,8 @@ export function eventWebhooks(): Record<string, DocSchema> {
   const entries: Record<string, DocSchema> = {};
   for (const [event, description] of Object.entries(EVENT_TYPES) as [EventType, string][]) {
     const projectScoped = event.startsWith('project.');
+    const data = eventDataSchema(event);
+    const example = eventExample(event, data);
     entries[event] = {
       post: {
         operationId: `receive_${event.replace('.', '_')}`,
@@ -138,9 +153,10 @@ export function eventWebhooks(): Record<string, DocSchema> {
                   project_id: projectScoped ? { type: 'string', description: 'prj_…' } : { type: ['string', 'null'], description: 'prj_… of the project the event belongs to, or null.' },
                   workspace_id: { type: 'string', description: 'wsp_…' },
                   created_at: { type: 'string', format: 'date-time', description: 'When the change happened; tells the order of events (deliveries may arrive out of order).' },
-                  data: eventDataSchema(event),
+                  data,
                 },
               },
+              ...(example ? { example } : {}),
             },
           },
         },
