@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { errorResponseRef, errorResponses, errorStatusesOf, RESPONSE_HEADERS } from './openapi-errors.ts';
+import { errorResponseRef, errorResponses, errorStatusesOf, problemExample, RESPONSE_HEADERS } from './openapi-errors.ts';
 import { SCHEMA_EXAMPLES, pageExample } from './openapi-examples.ts';
 
 /**
@@ -208,6 +208,7 @@ function addExamples(doc: Json): void {
     const example = SCHEMA_EXAMPLES[name];
     if (example !== undefined) schema.examples = [example];
   }
+  if (schemas.Problem) schemas.Problem.examples ??= [problemExample('not_found')];
   for (const schema of Object.values(schemas) as Json[]) {
     const item = refName(schema.properties?.data?.items);
     if (schema.properties?.has_more && item && SCHEMA_EXAMPLES[item] !== undefined && !schema.examples) {

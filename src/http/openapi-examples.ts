@@ -125,6 +125,18 @@ const delivery: Static<typeof WebhookDelivery> = {
 
 export const SCHEMA_EXAMPLES: Record<string, unknown> = {
   Project: project,
+  ProjectTag: roofing,
+  PhotoTag: punchList,
+  CoverPhoto: project.cover_photo,
+  PhotoVariants: photo.variants,
+  Mention: { user_id: ids.sam, handle: 'sam' },
+  CommentSubject: { type: 'photo', id: ids.photo },
+  ReportOptions: report.options,
+  ReportOptionsInput: { layout: 4, time_zone: 'America/Chicago', page_size: 'letter', include_tasks: true },
+  ReportSelection: report.selection,
+  WebhookAttempt: delivery.attempts[1],
+  EventType: { name: 'photo.created', description: 'A photo was uploaded and its variants exist; `data` is the photo.' },
+  EventTypeList: { data: [{ name: 'photo.created', description: 'A photo was uploaded and its variants exist; `data` is the photo.' }] },
   ProjectCreate: {
     name: 'Maple St. remodel', description: 'Kitchen and rear-wall remodel.',
     address: { street_address_1: '12 Maple St', city: 'Springfield', state: 'IL', postal_code: '62704', country: 'US' },
