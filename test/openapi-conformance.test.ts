@@ -183,6 +183,10 @@ describe('the document itself', () => {
         }
       }
     }
+    const declared = new Set((doc.tags as { name: string }[]).map((tag) => tag.name));
+    for (const item of [...Object.values(doc.paths), ...Object.values(doc.webhooks)] as Json[]) {
+      for (const op of Object.values(item) as Json[]) for (const tag of op.tags ?? []) assert.ok(declared.has(tag), `tag ${tag} is not declared in the document's tags`);
+    }
     for (const id of ['listProjects', 'createProject', 'getProject', 'updateProject', 'archiveProject', 'addProjectMember', 'replacePhotoAnnotations', 'downloadDocument', 'downloadDocumentHead']) {
       assert.ok(ids.has(id), id);
     }

@@ -41,6 +41,28 @@ const DESCRIPTION = `The Jobsite API: projects, crews, photos, videos, tasks, co
 
 ${errorCatalogue()}`;
 
+/** The sections of the reference, in reading order: the work first, then administration and integration. */
+const TAGS = [
+  { name: 'Projects', description: 'Jobs and sites: name, address, coordinates, cover photo, tags; archived rather than lost.' },
+  { name: 'Crew', description: 'Who is on a project. Restricted users see only the projects they are on or created.' },
+  { name: 'Photos', description: 'Streamed uploads or URL imports; EXIF time and GPS, variants, annotations. See docs/photos.md.' },
+  { name: 'Videos', description: 'Streamed uploads; duration, size and a poster frame once probed. See docs/videos.md.' },
+  { name: 'Tasks', description: 'To-dos on a project: assignee, due date, attached photos, completion.' },
+  { name: 'Comments', description: 'On projects, photos and tasks; `@handle` mentions notify.' },
+  { name: 'Tags', description: 'The workspace\'s labels, put on projects and photos.' },
+  { name: 'Documents', description: 'Files of a project (drawings, permits, contracts) and their downloads.' },
+  { name: 'Reports', description: 'PDF photo reports, rendered in the background.' },
+  { name: 'Files', description: 'Signed, expiring URLs: the bytes of photos, videos, documents and reports, without a key.' },
+  { name: 'Notifications', description: 'Mentions and task assignments for the calling user.' },
+  { name: 'Users', description: 'The workspace\'s people and their roles.' },
+  { name: 'API keys', description: 'Keys for programs: read-only, expiring, rotated with a grace period.' },
+  { name: 'Workspace', description: 'The workspace of the calling key.' },
+  { name: 'Webhooks', description: 'Endpoints that receive events, signed; the delivery log, retries and replays. See docs/webhooks.md.' },
+  { name: 'Events', description: 'The event log (30 days): what webhooks deliver, to reconcile without them.' },
+  { name: 'Webhook events', description: 'What a webhook endpoint receives: one POST per event, signed twice.' },
+  { name: 'Developer program', description: 'Integrators apply for API access without a key; the operator approves.' },
+];
+
 /** The request headers of the shared conventions, documented on the routes they apply to. */
 const CONVENTION_HEADERS = {
   idempotencyKey: { type: 'string', minLength: 1, maxLength: 255, description: 'Makes a retry safe: the first response is replayed for 24 h (1..255 visible ASCII characters; scoped to your user).' },
@@ -217,6 +239,7 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string): 
       openapi: '3.1.0',
       info: { title: 'Jobsite API', version: '1.0.0', description: DESCRIPTION, license: { name: 'MIT', identifier: 'MIT' } },
       servers: [{ url: publicUrl }],
+      tags: TAGS,
       components: {
         securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key: `jsk_…`.' } },
         // The resources event payloads carry, referenced from `webhooks`.
