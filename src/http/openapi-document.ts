@@ -217,7 +217,10 @@ function addExamples(doc: Json): void {
   }
 }
 
-export function finishDocument(doc: Json): Json {
+export function finishDocument(generated: Json): Json {
+  // A copy: the generated object shares the plugin options' component schemas, which a second
+  // build (the /docs/yaml form) must find unchanged.
+  const doc = structuredClone(generated);
   // GET and HEAD of one route come out as one shared object: each gets its own.
   for (const item of Object.values(doc.paths ?? {}) as Json[]) if (item.head && item.head === item.get) item.head = structuredClone(item.head);
   modernizeSchemas(doc);
