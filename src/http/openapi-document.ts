@@ -191,6 +191,7 @@ function finishResponses(doc: Json): void {
         continue;
       }
       const schema = response.content?.['application/json']?.schema;
+      if (method === 'head') delete response.content; // the headers of the GET, no body
       if (!response.description || response.description === 'Default Response') response.description = successDescription(method, status, schema);
       response.headers = { ...successHeaders(doc, method, status, schema, authenticated), ...response.headers };
     }
