@@ -156,7 +156,8 @@ describe('applying and following the status', () => {
     const doc = (await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
     const post = doc.paths['/v1/developer-applications'].post;
     assert.deepEqual(post.security, []);
-    const body = post.requestBody.content['application/json'].schema;
+    const bodyRef = post.requestBody.content['application/json'].schema.$ref as string;
+    const body = doc.components.schemas[bodyRef.split('/').at(-1)!];
     assert.deepEqual(Object.keys(body.properties).sort(),
       ['company_name', 'contact_name', 'email', 'expected_monthly_requests', 'intended_use', 'website']);
     assert.deepEqual([...body.required].sort(), ['company_name', 'contact_name', 'email', 'intended_use']);

@@ -69,8 +69,10 @@ describe('OpenAPI document', () => {
     assert.ok(problem.properties.errors);
 
     const get = doc.paths['/v1/users/{id}'].get;
+    // Error responses are shared, one per status: components.responses.
+    const resolve = (r: { $ref?: string } | undefined) => r?.$ref ? doc.components.responses[r.$ref.split('/').at(-1)!] : r;
     for (const status of ['400', '401', '404', '429']) {
-      const content = get.responses[status]?.content;
+      const content = resolve(get.responses[status])?.content;
       assert.ok(content?.['application/problem+json'], `GET /v1/users/{id} ${status}`);
       assert.equal(content['application/problem+json'].schema.$ref, '#/components/schemas/Problem');
     }
@@ -119,7 +121,25 @@ describe('reference page and operations endpoints', () => {
       assert.equal(res.statusCode, 200, `${asset}: ${res.statusCode}`);
     }
     // No directive that would break the page on a plain-HTTP (LAN) deployment.
-    assert.doesNotMatch(String(page.headers['content-security-policy']), /upgrade-insecure-requests/);
+    const csp = String(page.headers['content-security-policy']);
+    assert.doesNotMatch(csp, /upgrade-insecure-requests/);
+    assert.match(csp, /script-src 'self';/);
+    assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/);
+  });
+
+  it('is Jobsite\'s page: its title, its logo, and the document at /v1/openapi.json', async () => {
+    const page = await follow('/docs');
+    assert.match(page.body, /<title>Jobsite API<\/title>/);
+    assert.match(page.body, /theme\/logo\.svg/);
+    const logo = await api(t, null, 'GET', '/docs/static/theme/logo.svg');
+    assert.equal(logo.statusCode, 200);
+    assert.match(logo.body, /^<svg/);
+    const css = await api(t, null, 'GET', '/docs/static/theme/reference.css');
+    assert.match(css.body, /Jobsite API reference/);
+    const init = await api(t, null, 'GET', '/docs/static/swagger-initializer.js');
+    assert.match(init.body, /"configUrl":"\/docs\/ui-config\.json"/);
+    assert.match(init.body, /"layout":"BaseLayout"/);
+    assert.deepEqual((await api(t, null, 'GET', '/docs/ui-config.json')).json(), { url: '/v1/openapi.json' });
   });
 
   it('answers /healthz and /readyz', async () => {

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TSchema } from '@sinclair/typebox';
@@ -15,20 +16,52 @@ import { User } from '../features/users/users.schemas.ts';
 import { Video } from '../features/videos/videos.schemas.ts';
 import { Webhook } from '../features/webhooks/webhooks.schemas.ts';
 import { ERROR_CODES, Problem } from './errors.ts';
+import { finishDocument } from './openapi-document.ts';
+import { codesByStatus, honoursIfMatch } from './openapi-errors.ts';
+import { SCHEMA_EXAMPLES } from './openapi-examples.ts';
 
-const DESCRIPTION = `The Jobsite API: projects, crews, photos, tasks, documents and reports for construction and field crews.
+/** Every error code by status, collapsed below the introduction so the endpoints stay on the first screen. */
+function errorCatalogue(): string {
+  const rows: string[] = [];
+  for (const [status, codes] of codesByStatus()) {
+    for (const code of codes) rows.push(`| ${status === '5XX' ? ERROR_CODES[code]!.slice(0, 3) : status} | \`${code}\` | ${ERROR_CODES[code]!.replace(/^[^:]*:\s*/, '').replace(/\|/g, '\\|')} |`);
+  }
+  return `<details>\n<summary>Error codes (${rows.length}): every <code>code</code> a problem can carry, by status</summary>\n\n` +
+    `| Status | Code | Meaning |\n| --- | --- | --- |\n${rows.join('\n')}\n\n</details>`;
+}
 
-**Authentication**: \`Authorization: Bearer jsk_…\`. **Errors**: RFC 9457 problem+json with a stable \`code\`:
+const DESCRIPTION = `The Jobsite API: projects, crews, photos, videos, tasks, comments, documents and PDF reports for construction and field crews, with an event log and signed webhooks.
 
-${Object.entries(ERROR_CODES).map(([code, text]) => `- \`${code}\` — ${text}`).join('\n')}
+- **Authentication**: \`Authorization: Bearer jsk_…\` (an API key; the *Authorize* button takes one). **Errors** are RFC 9457 \`application/problem+json\` with a stable \`code\` to branch on; each response below lists the codes its status carries, and the full list is under *Error codes*.
+- **Lists** are keyset-paginated: \`limit\` (1..100, default 50) and \`cursor\` (the previous page's \`next_cursor\`), with a \`Link: rel="next"\` header.
+- **Idempotency**: send \`Idempotency-Key\` on any POST to make retries safe for 24 hours (a replay carries \`Idempotent-Replayed: true\`; a response holding a one-time secret is not replayed: see \`idempotency_key_secret\`).
+- **Concurrency**: single objects carry an \`ETag\`; send \`If-None-Match\` on GET and \`If-Match\` on PATCH/DELETE.
+- **Rate limits**: per API key, announced in \`RateLimit-Policy\` and \`RateLimit\` headers; 429 with \`Retry-After\` when exceeded.
+- **Methods**: a path called with a method it does not serve answers 405 \`method_not_allowed\` with an \`Allow\` header; an unknown path 404 \`route_not_found\`.
 
-**Lists** are keyset-paginated: \`limit\` (1..100, default 50) and \`cursor\` (the previous page's \`next_cursor\`), with a \`Link: rel="next"\` header.
-**Idempotency**: send \`Idempotency-Key\` on any POST to make retries safe for 24 hours (a replay carries \`Idempotent-Replayed: true\`; a response holding a one-time secret is not replayed: see \`idempotency_key_secret\`).
-**Concurrency**: single objects carry an \`ETag\`; send \`If-None-Match\` on GET and \`If-Match\` on PATCH/DELETE.
-**Rate limits**: per API key, announced in \`RateLimit-Policy\` and \`RateLimit\` headers; 429 with \`Retry-After\` when exceeded.`;
+${errorCatalogue()}`;
 
-/** Error responses every authenticated route may give; added to each route's schema. */
-const COMMON_ERRORS = [400, 401, 403, 404, 429] as const;
+/** The sections of the reference, in reading order: the work first, then administration and integration. */
+const TAGS = [
+  { name: 'Projects', description: 'Jobs and sites: name, address, coordinates, cover photo, tags; archived rather than lost.' },
+  { name: 'Crew', description: 'Who is on a project. Restricted users see only the projects they are on or created.' },
+  { name: 'Photos', description: 'Streamed uploads or URL imports; EXIF time and GPS, variants, annotations. See docs/photos.md.' },
+  { name: 'Videos', description: 'Streamed uploads; duration, size and a poster frame once probed. See docs/videos.md.' },
+  { name: 'Tasks', description: 'To-dos on a project: assignee, due date, attached photos, completion.' },
+  { name: 'Comments', description: 'On projects, photos and tasks; `@handle` mentions notify.' },
+  { name: 'Tags', description: 'The workspace\'s labels, put on projects and photos.' },
+  { name: 'Documents', description: 'Files of a project (drawings, permits, contracts) and their downloads.' },
+  { name: 'Reports', description: 'PDF photo reports, rendered in the background.' },
+  { name: 'Files', description: 'Signed, expiring URLs: the bytes of photos, videos, documents and reports, without a key.' },
+  { name: 'Notifications', description: 'Mentions and task assignments for the calling user.' },
+  { name: 'Users', description: 'The workspace\'s people and their roles.' },
+  { name: 'API keys', description: 'Keys for programs: read-only, expiring, rotated with a grace period.' },
+  { name: 'Workspace', description: 'The workspace of the calling key.' },
+  { name: 'Webhooks', description: 'Endpoints that receive events, signed; the delivery log, retries and replays. See docs/webhooks.md.' },
+  { name: 'Events', description: 'The event log (30 days): what webhooks deliver, to reconcile without them.' },
+  { name: 'Webhook events', description: 'What a webhook endpoint receives: one POST per event, signed twice.' },
+  { name: 'Developer program', description: 'Integrators apply for API access without a key; the operator approves.' },
+];
 
 /** The request headers of the shared conventions, documented on the routes they apply to. */
 const CONVENTION_HEADERS = {
@@ -40,10 +73,10 @@ const CONVENTION_HEADERS = {
 type DocSchema = Record<string, any>;
 
 /** Which convention headers a route takes, for the document only (they are checked in code). */
-function conventionHeaders(methods: string[], schema: DocSchema): Record<string, object> {
+function conventionHeaders(methods: string[], url: string, schema: DocSchema): Record<string, object> {
   const method = methods.find((m) => m !== 'HEAD');
   if (method === 'POST') return { 'Idempotency-Key': CONVENTION_HEADERS.idempotencyKey };
-  if (method === 'PATCH' || method === 'DELETE') return { 'If-Match': CONVENTION_HEADERS.ifMatch };
+  if (method && honoursIfMatch(method.toLowerCase(), url.replace(/:(\w+)/g, '{$1}'))) return { 'If-Match': CONVENTION_HEADERS.ifMatch };
   const ok = schema.response?.[200] ?? schema.response?.['200'];
   if (method === 'GET' && ok?.properties?.updated_at && ok.properties.id) return { 'If-None-Match': CONVENTION_HEADERS.ifNoneMatch };
   return {};
@@ -100,6 +133,18 @@ function eventDataSchema(event: EventType): DocSchema {
   return { type: 'object', description: EVENT_TYPES[event] };
 }
 
+/** A delivery's body for the reference page, when the event carries a resource we have an example of. */
+function eventExample(event: EventType, data: DocSchema): DocSchema | undefined {
+  const name = typeof data.$ref === 'string' ? data.$ref.split('/').at(-1)! : undefined;
+  const example = name ? SCHEMA_EXAMPLES[name] : event === 'webhook.ping' ? { webhook_id: 'whk_01jdqf7h9k1n3p5q7r9s1t3v5x', message: 'Ping from Jobsite.' } : undefined;
+  if (example === undefined) return undefined;
+  const projectId = (example as { project_id?: string }).project_id ?? (name === 'Project' ? (example as { id: string }).id : null);
+  return {
+    id: 'evt_01jdqg8j0m2p4q6r8s0t2v4w6y', event, project_id: event.startsWith('project.') ? projectId ?? 'prj_01jdq7v3m4k8x2c9f5t6b1n0zr' : projectId,
+    workspace_id: 'wsp_01jdq5r8s2t4v6w8x0y2z4a6b8', created_at: '2026-11-24T15:32:48.017Z', data: example,
+  };
+}
+
 /**
  * OpenAPI 3.1 `webhooks`: one entry per event type, describing the POST a receiver gets:
  * the envelope with `event` fixed to that type, its `data`, and the signature headers.
@@ -108,6 +153,8 @@ export function eventWebhooks(): Record<string, DocSchema> {
   const entries: Record<string, DocSchema> = {};
   for (const [event, description] of Object.entries(EVENT_TYPES) as [EventType, string][]) {
     const projectScoped = event.startsWith('project.');
+    const data = eventDataSchema(event);
+    const example = eventExample(event, data);
     entries[event] = {
       post: {
         operationId: `receive_${event.replace('.', '_')}`,
@@ -132,9 +179,10 @@ export function eventWebhooks(): Record<string, DocSchema> {
                   project_id: projectScoped ? { type: 'string', description: 'prj_…' } : { type: ['string', 'null'], description: 'prj_… of the project the event belongs to, or null.' },
                   workspace_id: { type: 'string', description: 'wsp_…' },
                   created_at: { type: 'string', format: 'date-time', description: 'When the change happened; tells the order of events (deliveries may arrive out of order).' },
-                  data: eventDataSchema(event),
+                  data,
                 },
               },
+              ...(example ? { example } : {}),
             },
           },
         },
@@ -173,26 +221,34 @@ function addMultipartBodies(document: DocSchema): DocSchema {
   return document;
 }
 
+const REFERENCE_ASSETS = new URL('./reference/', import.meta.url);
+const asset = (name: string) => fs.readFileSync(new URL(name, REFERENCE_ASSETS));
+
+/**
+ * The reference page's Content-Security-Policy: scripts and styles only from this server (no
+ * inline ones: the page has none), pictures from here or data: URLs, "Try it out" requests to this
+ * server or the public URL. No `upgrade-insecure-requests`: self-hosted servers often speak plain
+ * HTTP on a LAN address, where it would send the browser to https:// and leave the page blank.
+ */
+function referenceCsp(publicUrl: string): string {
+  const origin = new URL(publicUrl).origin;
+  return `default-src 'self'; base-uri 'self'; connect-src 'self' ${origin}; font-src 'self' data:; form-action 'self'; ` +
+    'frame-ancestors \'self\'; img-src \'self\' data:; object-src \'none\'; script-src \'self\'; script-src-attr \'none\'; style-src \'self\'';
+}
+
 export async function registerOpenApi(app: FastifyInstance, publicUrl: string): Promise<void> {
   app.addSchema(Problem);
+  // A public route (signed file URLs, the developer program) says so in the document: no bearer key.
   app.addHook('onRoute', (route) => {
-    if (!route.schema || route.schema.hide) return;
-    const response = (route.schema.response ??= {}) as Record<string, unknown>;
-    // A public route (signed file URLs) never answers 401, and has no key to rate-limit.
-    const common = route.config?.auth === false ? COMMON_ERRORS.filter((s) => s !== 401 && s !== 429) : COMMON_ERRORS;
-    const statuses = [...common, ...(route.method === 'PATCH' || route.method === 'DELETE' ? [412] : []), ...(route.method === 'POST' ? [409, 422] : route.method === 'PATCH' ? [422] : []),
-      ...(route.schema.body ? [413, 415] : [])];
-    for (const status of statuses) {
-      response[status] ??= { description: 'Problem (RFC 9457)', content: { 'application/problem+json': { schema: { $ref: 'Problem#' } } } };
-    }
-    response['5xx'] ??= { description: 'Problem (RFC 9457)', content: { 'application/problem+json': { schema: { $ref: 'Problem#' } } } };
+    if (route.schema && !route.schema.hide && route.config?.auth === false) (route.schema as DocSchema).security ??= [];
   });
 
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Jobsite API', version: '1.0.0', description: DESCRIPTION },
+      info: { title: 'Jobsite API', version: '1.0.0', description: DESCRIPTION, license: { name: 'MIT', identifier: 'MIT' } },
       servers: [{ url: publicUrl }],
+      tags: TAGS,
       components: {
         securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key: `jsk_…`.' } },
         // The resources event payloads carry, referenced from `webhooks`.
@@ -201,10 +257,10 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string): 
       webhooks: eventWebhooks(),
       security: [{ bearer: [] }],
     },
-    transformObject: (doc) => addMultipartBodies((doc as { openapiObject: DocSchema }).openapiObject) as never,
+    transformObject: (doc) => finishDocument(addMultipartBodies((doc as { openapiObject: DocSchema }).openapiObject)) as never,
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
     transform: ({ schema, url, route }) => {
-      const extra = conventionHeaders([route.method].flat().map(String), schema as DocSchema);
+      const extra = conventionHeaders([route.method].flat().map(String), url, schema as DocSchema);
       const own = (schema as DocSchema | undefined)?.headers;
       if (!schema || !Object.keys(extra).length || (own && own.type !== 'object')) return { schema, url };
       const headers = { type: 'object', ...own, properties: { ...extra, ...own?.properties } };
@@ -213,11 +269,19 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string): 
   });
   await app.register(swaggerUi, {
     routePrefix: '/docs',
-    uiConfig: { deepLinking: true },
-    staticCSP: true,
-    // Self-hosted servers often speak plain HTTP on a LAN address, where this directive would
-    // send the browser to https:// for the page's own scripts and leave the page blank.
-    transformStaticCSP: (header) => header.replace(/\s*upgrade-insecure-requests;?/, ''),
+    // BaseLayout: no Swagger top bar (its logo is an inline <style> the CSP refuses, and its URL box
+    // loads arbitrary documents); reference.css draws Jobsite's header. The document is fetched from
+    // /v1/openapi.json, the address integrators use, through the UI's own configUrl mechanism.
+    uiConfig: { layout: 'BaseLayout', deepLinking: true, configUrl: '/docs/ui-config.json', defaultModelsExpandDepth: 0, displayRequestDuration: true },
+    validatorUrl: false,
+    logo: { type: 'image/svg+xml', content: asset('logo.svg') },
+    theme: {
+      title: 'Jobsite API',
+      css: [{ filename: 'reference.css', content: asset('reference.css').toString('utf8') }],
+      favicon: [{ filename: 'logo.svg', rel: 'icon', sizes: 'any', type: 'image/svg+xml', content: asset('logo.svg') }],
+    },
+    staticCSP: referenceCsp(publicUrl),
   });
+  app.get('/docs/ui-config.json', { config: { auth: false }, schema: { hide: true } }, async () => ({ url: '/v1/openapi.json' }));
   app.get('/v1/openapi.json', { config: { auth: false }, schema: { hide: true } }, async () => app.swagger());
 }

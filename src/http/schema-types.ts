@@ -9,7 +9,9 @@ import { Type, type Static, type StringOptions, type TSchema, type TString, type
 export function Nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null> {
   const type = (schema as { type?: unknown }).type;
   if (typeof type !== 'string') throw new Error('Nullable() needs a schema with a single `type`.');
-  return Type.Unsafe<Static<T> | null>({ ...schema, type: [type, 'null'] });
+  // An `enum` restricts values whatever `type` says: it must list null too, or null is refused.
+  const values = (schema as { enum?: unknown[] }).enum;
+  return Type.Unsafe<Static<T> | null>({ ...schema, type: [type, 'null'], ...(values ? { enum: [...values, null] } : {}) });
 }
 
 /** One of a fixed set of strings: `{type: 'string', enum: [...]}`. */

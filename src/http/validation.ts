@@ -108,7 +108,7 @@ export function toFieldErrors(errors: FastifySchemaValidationError[], context: s
     } else if (err.keyword === 'pattern' && PATTERN_MESSAGES[String(err.params.pattern)]) {
       message = PATTERN_MESSAGES[String(err.params.pattern)]!;
     } else if (err.keyword === 'enum') {
-      message = `must be one of: ${(err.params.allowedValues as unknown[]).join(', ')}`;
+      message = `must be one of: ${(err.params.allowedValues as unknown[]).map(String).join(', ')}`;
     } else if (err.keyword === 'type' && Array.isArray(err.params.type)) {
       message = `must be ${(err.params.type as string[]).join(' or ')}`;
     }

@@ -19,7 +19,8 @@ const StrokeWidth = Type.Number({
   exclusiveMinimum: 0, maximum: 0.2,
   description: 'Stroke width as a fraction of the image\'s longest side (0.005 ≈ 10 px on a 2048 px image).',
 });
-const Point = Type.Tuple([Rel, Rel], { description: '[x, y], each 0..1.' });
+// Two numbers of one kind: an array of exactly two, not a tuple (`items: [...]` is not valid OpenAPI 3.1 / JSON Schema 2020-12).
+const Point = Type.Unsafe<[number, number]>(Type.Array(Rel, { minItems: 2, maxItems: 2, description: '[x, y], each 0..1.' }));
 const stroke = { color: Color, width: StrokeWidth };
 
 export const ArrowShape = Type.Object({
