@@ -136,7 +136,7 @@ function eventDataSchema(event: EventType): DocSchema {
 /** A delivery's body for the reference page, when the event carries a resource we have an example of. */
 function eventExample(event: EventType, data: DocSchema): DocSchema | undefined {
   const name = typeof data.$ref === 'string' ? data.$ref.split('/').at(-1)! : undefined;
-  const example = name ? SCHEMA_EXAMPLES[name] : event === 'webhook.ping' ? { webhook_id: 'whk_01jdqf7h9k1n3p5q7r9s1t3v5x', message: 'Ping from Jobsite.' } : undefined;
+  const example = name ? SCHEMA_EXAMPLES[name] : event === 'webhook.ping' ? { id: 'whk_01jdqf7h9k1n3p5q7r9s1t3v5x', webhook_id: 'whk_01jdqf7h9k1n3p5q7r9s1t3v5x', message: 'Ping from Jobsite.' } : undefined;
   if (example === undefined) return undefined;
   const projectId = (example as { project_id?: string }).project_id ?? (name === 'Project' ? (example as { id: string }).id : null);
   return {
