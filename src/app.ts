@@ -1,4 +1,4 @@
-import Fastify, { type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyServerOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { sql } from 'kysely';
 import type { Config } from './config.ts';
@@ -71,6 +71,8 @@ export interface AppDeps {
   config: Config;
   db: Db;
   logger?: FastifyServerOptions['logger'];
+  /** A logger of the process's own (the CLI's: pretty on a terminal); takes precedence over `logger`. */
+  loggerInstance?: FastifyBaseLogger;
   /** Defaults to the store the configuration names (createBlobStore), closed with the app. */
   blobs?: BlobStore;
 }
@@ -78,9 +80,9 @@ export interface AppDeps {
 const REQUEST_ID = /^[\w.:@-]{1,128}$/;
 
 /** Builds the HTTP API: shared conventions first (src/http), then every feature's routes. */
-export async function buildApp({ config, db, logger, blobs: givenBlobs }: AppDeps): Promise<App> {
+export async function buildApp({ config, db, logger, loggerInstance, blobs: givenBlobs }: AppDeps): Promise<App> {
   const app = Fastify({
-    logger: logger ?? { level: config.logLevel },
+    ...(loggerInstance ? { loggerInstance } : { logger: logger ?? { level: config.logLevel } }),
     // An incoming X-Request-Id is kept when it is sane, so callers can trace a request end to end.
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];

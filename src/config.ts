@@ -21,6 +21,8 @@ export interface Config {
   /** JOBSITE_SHUTDOWN_TIMEOUT_SECONDS: how long SIGTERM/SIGINT may take, in-flight work included (default 10 s; docs/operations.md). */
   shutdownTimeoutSeconds: number;
   logLevel: string;
+  /** LOG_FORMAT: `pretty` (human-readable lines), `json` (one object a line), or `auto`: pretty on a terminal, else JSON. */
+  logFormat: 'auto' | 'pretty' | 'json';
   /** Media limits and processing (photos, videos); see README. */
   media: MediaConfig;
   /** Developer applications, key e-mails and the operator webhook (docs/developer-program.md). */
@@ -176,11 +178,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
   const logLevel = env.LOG_LEVEL || 'info';
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  const logFormat = (env.LOG_FORMAT || 'auto') as Config['logFormat'];
+  if (!['auto', 'pretty', 'json'].includes(logFormat)) problems.push(`LOG_FORMAT must be auto, pretty or json (got "${logFormat}")`);
 
   if (problems.length) throw new ConfigError(problems);
   return Object.freeze({
     port, host, databaseUrl, dataDir, publicUrl, storage, urlSigningSecret, webhookAllowPrivate, webhookLeaseSeconds, webhookEndpointsPerWorkspace,
-    rateLimitPerMinute, shutdownTimeoutSeconds, logLevel, media: Object.freeze(media),
+    rateLimitPerMinute, shutdownTimeoutSeconds, logLevel, logFormat, media: Object.freeze(media),
     developerProgram: Object.freeze(developerProgram),
   });
 }

@@ -1,5 +1,5 @@
 import net from 'node:net';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { buildApp } from '../app.ts';
 import { loadConfig, type Config } from '../config.ts';
 import { openDatabase, type Db, type DatabaseHandle } from '../db/database.ts';
@@ -11,6 +11,9 @@ import type { BlobStore } from '../storage/blob-store.ts';
 import { createBlobStore } from '../storage/create-blob-store.ts';
 import { locateDatabase, migrateAll, type DatabaseLocation } from '../runtime.ts';
 import { describeError } from './errors.ts';
+import { firstRunHint } from './hints.ts';
+import { createLogger } from './logger.ts';
+import { recordServerAddress } from './server-address.ts';
 
 export type Role = 'start' | 'serve' | 'worker';
 
@@ -31,11 +34,11 @@ function freePort(host: string): Promise<number> {
  * Builds the API and listens. With PORT=0 and no JOBSITE_PUBLIC_URL, the port is chosen first so
  * that links (Link headers, the OpenAPI server URL) carry it; losing that port to a race retries.
  */
-async function listen(config: Config, db: Db): Promise<App> {
+async function listen(config: Config, db: Db, log: Logger): Promise<App> {
   const autoPort = config.port === 0 && !process.env.JOBSITE_PUBLIC_URL;
   for (let attempt = 1; ; attempt++) {
     const cfg = autoPort ? loadConfig({ ...process.env, PORT: String(await freePort(config.host)) }) : config;
-    const app = await buildApp({ config: cfg, db });
+    const app = await buildApp({ config: cfg, db, loggerInstance: log });
     try {
       await app.listen({ port: cfg.port, host: cfg.host });
       return app;
@@ -78,13 +81,14 @@ const POOL_CLOSE_MS = 1000;
  * start-up reach a clean point first, then shuts down the same way.
  */
 export async function runService(role: Role, config: Config): Promise<void> {
-  const log = pino({ level: config.logLevel });
+  const log = createLogger(config);
   let location: DatabaseLocation | undefined;
   let handle: DatabaseHandle | undefined;
   let app: App | undefined;
   let worker: JobWorker | undefined;
   let workerBlobs: BlobStore | undefined;
   let dispatcher: WebhookDispatcher | undefined;
+  let forgetAddress: (() => Promise<void>) | undefined;
   let closing: Promise<void> | undefined;
   let starting: Promise<boolean> = Promise.resolve(true);
 
@@ -106,6 +110,7 @@ export async function runService(role: Role, config: Config): Promise<void> {
       worker?.stop(cutoff.signal).catch((err: unknown) => log.error({ err }, 'stopping the worker failed')),
     ]);
     clearTimeout(cutoffTimer);
+    await forgetAddress?.().catch(() => undefined);
     await workerBlobs?.close().catch((err: unknown) => log.error({ err }, 'closing the worker\'s blob store failed'));
     // Work abandoned at the cutoff may still hold a connection: the pool gets a moment, not the reserve.
     if (handle && !(await settlesWithin(handle.close().catch(() => undefined), POOL_CLOSE_MS))) {
@@ -127,6 +132,7 @@ export async function runService(role: Role, config: Config): Promise<void> {
     worker: (w) => { worker = w; },
     workerBlobs: (b) => { workerBlobs = b; },
     dispatcher: (d) => { dispatcher = d; },
+    address: (forget) => { forgetAddress = forget; },
   });
   if (!(await starting)) await shutdown('start-up failure', 1);
 }
@@ -169,6 +175,8 @@ interface Started {
   worker(w: JobWorker): void;
   workerBlobs(b: BlobStore): void;
   dispatcher(d: WebhookDispatcher): void;
+  /** The API's address is recorded for the CLI (cli/server-address.ts); this forgets it. */
+  address(forget: () => Promise<void>): void;
 }
 
 /** Brings the pieces up one by one, handing each over as soon as it exists; false on failure. */
@@ -183,11 +191,18 @@ async function startUp(role: Role, config: Config, log: Logger, closing: () => b
     started.handle(handle);
     if (closing()) return true;
     if (role !== 'worker') {
-      const app = await listen(config, handle.db);
+      const app = await listen(config, handle.db, log);
       started.app(app);
       const url = listenUrl(app);
-      const docs = `${process.env.JOBSITE_PUBLIC_URL ? config.publicUrl : url}/docs`;
-      log.info(`Jobsite API on ${url} (reference: ${docs})`);
+      const publicUrl = process.env.JOBSITE_PUBLIC_URL ? config.publicUrl : url;
+      log.info(`Jobsite API on ${url} (reference: ${publicUrl}/docs)`);
+      // So that `jobsite workspace create` in another terminal shows this address, not its own PORT's.
+      started.address(await recordServerAddress(config.dataDir, publicUrl).catch((err: unknown) => {
+        log.warn({ err }, `could not record the API's address under ${config.dataDir}`);
+        return async () => undefined;
+      }));
+      const hint = await firstRunHint(handle.db, publicUrl).catch(() => null);
+      if (hint) log.info(hint);
     }
     if (closing()) return true;
     if (role !== 'serve') {
