@@ -1,12 +1,12 @@
 import net from 'node:net';
-import type { Runner } from 'graphile-worker';
 import pino, { type Logger } from 'pino';
 import { buildApp } from '../app.ts';
 import { loadConfig, type Config } from '../config.ts';
+import { Availability } from '../db/availability.ts';
 import { openDatabase, type Db, type DatabaseHandle } from '../db/database.ts';
 import type { App } from '../http/types.ts';
 import { WebhookDispatcher } from '../features/webhooks/webhooks.dispatcher.ts';
-import { startWorker } from '../jobs/queue.ts';
+import { startWorker, type QueueWorker } from '../jobs/queue.ts';
 import { EventLog } from '../features/events/events.log.ts';
 import type { BlobStore } from '../storage/blob-store.ts';
 import { createBlobStore } from '../storage/create-blob-store.ts';
@@ -32,11 +32,11 @@ function freePort(host: string): Promise<number> {
  * Builds the API and listens. With PORT=0 and no JOBSITE_PUBLIC_URL, the port is chosen first so
  * that links (Link headers, the OpenAPI server URL) carry it; losing that port to a race retries.
  */
-async function listen(config: Config, db: Db): Promise<App> {
+async function listen(config: Config, db: Db, database: Availability): Promise<App> {
   const autoPort = config.port === 0 && !process.env.JOBSITE_PUBLIC_URL;
   for (let attempt = 1; ; attempt++) {
     const cfg = autoPort ? loadConfig({ ...process.env, PORT: String(await freePort(config.host)) }) : config;
-    const app = await buildApp({ config: cfg, db });
+    const app = await buildApp({ config: cfg, db, database });
     try {
       await app.listen({ port: cfg.port, host: cfg.host });
       return app;
@@ -64,7 +64,9 @@ export async function runService(role: Role, config: Config): Promise<void> {
   let location: DatabaseLocation | undefined;
   let handle: DatabaseHandle | undefined;
   let app: App | undefined;
-  let runner: Runner | undefined;
+  let runner: QueueWorker | undefined;
+  let jobsHandle: DatabaseHandle | undefined;
+  let availability: Availability | undefined;
   let workerBlobs: BlobStore | undefined;
   let dispatcher: WebhookDispatcher | undefined;
   let closing: Promise<void> | undefined;
@@ -82,6 +84,8 @@ export async function runService(role: Role, config: Config): Promise<void> {
     await dispatcher?.stop().catch((err: unknown) => log.error({ err }, 'stopping the webhook dispatcher failed'));
     await runner?.stop().catch((err: unknown) => log.error({ err }, 'stopping the worker failed'));
     await workerBlobs?.close().catch((err: unknown) => log.error({ err }, 'closing the worker\'s blob store failed'));
+    availability?.stop();
+    await jobsHandle?.close().catch(() => undefined);
     await handle?.close().catch(() => undefined);
     await location?.release().catch((err: unknown) => log.error({ err }, 'stopping the embedded PostgreSQL failed'));
     log.info('Stopped');
@@ -97,6 +101,8 @@ export async function runService(role: Role, config: Config): Promise<void> {
     handle: (h) => { handle = h; },
     app: (a) => { app = a; },
     runner: (r) => { runner = r; },
+    jobsHandle: (h) => { jobsHandle = h; },
+    availability: (a) => { availability = a; },
     workerBlobs: (b) => { workerBlobs = b; },
     dispatcher: (d) => { dispatcher = d; },
   });
@@ -107,7 +113,9 @@ interface Started {
   location(l: DatabaseLocation): void;
   handle(h: DatabaseHandle): void;
   app(a: App): void;
-  runner(r: Runner): void;
+  runner(r: QueueWorker): void;
+  jobsHandle(h: DatabaseHandle): void;
+  availability(a: Availability): void;
   workerBlobs(b: BlobStore): void;
   dispatcher(d: WebhookDispatcher): void;
 }
@@ -122,9 +130,13 @@ async function startUp(role: Role, config: Config, log: Logger, closing: () => b
     if (applied.length) log.info(`Applied migrations: ${applied.join(', ')}`);
     const handle = openDatabase(location.url, { max: 20 });
     started.handle(handle);
+    // One view of the database per process, shared by the API, the worker and the dispatcher:
+    // an outage is one warning when it starts and one line when it ends (db/availability.ts).
+    const database = new Availability({ name: 'database', log, probe: () => handle.pool.query('select 1') });
+    started.availability(database);
     if (closing()) return true;
     if (role !== 'worker') {
-      const app = await listen(config, handle.db);
+      const app = await listen(config, handle.db, database);
       started.app(app);
       const url = listenUrl(app);
       const docs = `${process.env.JOBSITE_PUBLIC_URL ? config.publicUrl : url}/docs`;
@@ -135,9 +147,15 @@ async function startUp(role: Role, config: Config, log: Logger, closing: () => b
       // The worker's own blob store (the API's is closed with the API), closed after the worker.
       const blobs = await createBlobStore(config, handle.db);
       started.workerBlobs(blobs);
-      started.runner(await startWorker(location.url, { db: handle.db, blobs, config, events: new EventLog(), log }, log));
+      // Jobs get a pool of their own: their statements (a report's query, a purge) may run for
+      // minutes, longer than the API's statement timeout allows.
+      const concurrency = config.media.workerConcurrency;
+      const jobsHandle = openDatabase(location.url, { max: concurrency + 2, applicationName: 'jobsite-jobs', statementTimeoutMs: 10 * 60_000 });
+      started.jobsHandle(jobsHandle);
+      const storage = new Availability({ name: 'blob store', log, probe: 'checkBucket' in blobs ? () => (blobs as { checkBucket(): Promise<void> }).checkBucket() : undefined });
+      started.runner(await startWorker(location.url, { db: jobsHandle.db, blobs, config, events: new EventLog(), log }, log, concurrency, { database, storage }));
       const dispatcher = new WebhookDispatcher(
-        { db: handle.db, connectionString: location.url, config, log },
+        { db: handle.db, connectionString: location.url, config, log, availability: database },
         { leaseSeconds: config.webhookLeaseSeconds },
       );
       started.dispatcher(dispatcher);

@@ -16,12 +16,32 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
-export function openDatabase(connectionString: string, options: { max?: number; applicationName?: string } = {}): DatabaseHandle {
+/**
+ * Bounds on waiting for the database, so that no request hangs when it goes away: a connection
+ * must be made within 3 s (a host that does not answer), a statement may run 15 s on the server,
+ * and the client gives up 2 s after that (a server that stopped answering mid-query). TCP
+ * keepalives find connections to a vanished host while they sit idle in the pool.
+ */
+export const CONNECT_TIMEOUT_MS = 3_000;
+export const STATEMENT_TIMEOUT_MS = 15_000;
+
+export function connectionLimits(statementTimeoutMs = STATEMENT_TIMEOUT_MS) {
+  return {
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    statement_timeout: statementTimeoutMs,
+    query_timeout: statementTimeoutMs + 2_000,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+  } satisfies pg.PoolConfig;
+}
+
+export function openDatabase(connectionString: string, options: { max?: number; applicationName?: string; statementTimeoutMs?: number } = {}): DatabaseHandle {
   const pool = new pg.Pool({
     connectionString,
     max: options.max ?? 10,
     application_name: options.applicationName ?? 'jobsite',
     idleTimeoutMillis: 30_000,
+    ...connectionLimits(options.statementTimeoutMs),
   });
   // A dropped idle connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);

@@ -1,9 +1,13 @@
-import { run, runMigrations, runOnce, type Runner, type TaskList } from 'graphile-worker';
+import { EventEmitter } from 'node:events';
+import { run, runMigrations, runOnce, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
 import pg from 'pg';
 import type { Logger as PinoLogger } from 'pino';
 import { Logger, type LogFunctionFactory } from 'graphile-worker';
 import type { Config } from '../config.ts';
-import type { Db } from '../db/database.ts';
+import type { Availability } from '../db/availability.ts';
+import { connectionLimits, type Db } from '../db/database.ts';
+import { isDatabaseUnavailable } from '../db/unavailable.ts';
+import { isStorageUnavailable } from '../storage/unavailable.ts';
 import type { EventLog } from '../features/events/events.log.ts';
 import { PHOTO_CRONTAB, photoTasks } from '../features/photos/photos.jobs.ts';
 import { REPORT_CRONTAB, reportTasks } from '../features/reports/reports.jobs.ts';
@@ -40,14 +44,27 @@ export async function migrateQueue(connectionString: string): Promise<void> {
  * connection with no one listening, and crash the process.
  */
 function ownPool(connectionString: string, max: number, applicationName: string): pg.Pool {
-  const pool = new pg.Pool({ connectionString, max, application_name: applicationName });
+  // The queue's statements are short; the limits only matter when the server goes away.
+  const pool = new pg.Pool({ connectionString, max, application_name: applicationName, ...connectionLimits() });
   pool.on('error', () => undefined);
   return pool;
 }
 
-function quietLogger(log?: PinoLogger): Logger {
+/** Where the worker reports an unreachable database or blob store (instead of a log line per failure). */
+export interface WorkerOutages {
+  database?: Availability;
+  storage?: Availability;
+}
+
+function quietLogger(log?: PinoLogger, outages: WorkerOutages = {}): Logger {
   const factory: LogFunctionFactory = (scope) => (level, message, meta) => {
     if (!log) return;
+    // Polls, LISTEN reconnects and tasks failing because a dependency is down: one throttled report.
+    const err = (meta?.error ?? meta?.fatalError) as unknown;
+    if (err !== undefined && (level === 'error' || level === 'warning')) {
+      if (outages.storage && isStorageUnavailable(err)) return outages.storage.failed(err, 'worker');
+      if (outages.database && isDatabaseUnavailable(err)) return outages.database.failed(err, 'worker');
+    }
     const fn = level === 'error' ? log.error : level === 'warning' ? log.warn : log.debug;
     fn.call(log, { scope, ...meta }, message);
   };
@@ -72,30 +89,127 @@ export async function runJobsOnce(connectionString: string, deps: JobDeps): Prom
   }
 }
 
-export async function startWorker(connectionString: string, deps: JobDeps, log?: PinoLogger, concurrency = deps.config.media.workerConcurrency): Promise<Runner> {
+export interface QueueWorker {
+  /** graphile-worker's events, of whichever runner is current (the same emitter across restarts). */
+  readonly events: WorkerEvents;
+  /** Finishes the jobs in flight, then stops (and closes the queue's connections). */
+  stop(): Promise<void>;
+}
+
+const CRONTAB = CLEANUP_CRONTAB + PHOTO_CRONTAB + VIDEO_CRONTAB + REPORT_CRONTAB;
+
+/**
+ * Runs the queue until stopped, and keeps it running through database outages. graphile-worker
+ * recovers from some on its own (job polls and its LISTEN connection retry), but not from all:
+ * its cron stops the whole runner when it cannot schedule, and a worker that cannot record a
+ * job's outcome exits for good, its job left locked. So when the runner stops by itself, or a
+ * worker dies, a new runner is started once the database answers, after unlocking the jobs of
+ * the dead workers.
+ */
+export async function startWorker(connectionString: string, deps: JobDeps, log?: PinoLogger,
+  concurrency = deps.config.media.workerConcurrency, outages: WorkerOutages = {}): Promise<QueueWorker> {
   const pgPool = ownPool(connectionString, Math.max(10, concurrency + 2), 'jobsite-worker');
-  let runner: Runner;
+  const worker = new SupervisedQueue(pgPool, (events) => run({
+    pgPool,
+    concurrency,
+    noHandleSignals: true,
+    pollInterval: 2000,
+    taskList: taskList(deps),
+    crontab: CRONTAB,
+    logger: quietLogger(log, outages),
+    events,
+  }), log, outages.database);
   try {
-    runner = await run({
-      pgPool,
-      concurrency,
-      noHandleSignals: true,
-      pollInterval: 2000,
-      taskList: taskList(deps),
-      crontab: CLEANUP_CRONTAB + PHOTO_CRONTAB + VIDEO_CRONTAB + REPORT_CRONTAB,
-      logger: quietLogger(log),
-    });
+    await worker.start();
   } catch (err) {
     await pgPool.end();
     throw err;
   }
-  const stopRunner = runner.stop.bind(runner);
-  runner.stop = async () => {
+  return worker;
+}
+
+/** How long to wait between attempts to bring the runner back while the database is down. */
+const RESTART_RETRY_MS = 2000;
+
+class SupervisedQueue implements QueueWorker {
+  private runner: Runner | null = null;
+  private stopping = false;
+  private restarting: Promise<void> | null = null;
+  /** Ids of workers that exited holding a job (graphile-worker's "seppuku"): unlocked on restart. */
+  private orphans: string[] = [];
+  private wakeUp: (() => void) | null = null;
+  readonly events: WorkerEvents = new EventEmitter();
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly launch: (events: WorkerEvents) => Promise<Runner>,
+    private readonly log?: PinoLogger,
+    private readonly database?: Availability,
+  ) {
+    this.events.on('worker:fatalError', ({ worker }) => {
+      this.orphans.push(worker.workerId);
+      this.restart();
+    });
+  }
+
+  async start(): Promise<void> {
+    this.runner = await this.launchWatched();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.wakeUp?.();
+    await this.restarting;
+    const runner = this.runner;
+    this.runner = null;
     try {
-      await stopRunner();
+      await runner?.stop().catch(() => undefined);
     } finally {
-      await pgPool.end();
+      await this.pool.end();
     }
-  };
-  return runner;
+  }
+
+  private async launchWatched(): Promise<Runner> {
+    const runner = await this.launch(this.events);
+    const ended = () => {
+      if (this.runner === runner) this.restart();
+    };
+    runner.promise.then(ended, ended);
+    return runner;
+  }
+
+  private restart(): void {
+    if (this.stopping || this.restarting) return;
+    this.restarting = (async () => {
+      const old = this.runner;
+      this.runner = null;
+      await old?.stop().catch(() => undefined); // "already stopped" when it ended by itself
+      while (!this.stopping) {
+        try {
+          await this.pool.query('select 1');
+          if (this.orphans.length) {
+            await this.pool.query('select graphile_worker.force_unlock_workers($1::text[])', [this.orphans]);
+            this.orphans = [];
+          }
+          this.runner = await this.launchWatched();
+          this.database?.recovered();
+          this.log?.info('job queue restarted');
+          return;
+        } catch (err) {
+          if (this.database && isDatabaseUnavailable(err)) this.database.failed(err, 'worker');
+          else this.log?.error({ err }, 'restarting the job queue failed; trying again');
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, RESTART_RETRY_MS);
+            this.wakeUp = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+          this.wakeUp = null;
+        }
+      }
+    })().finally(() => {
+      this.restarting = null;
+    });
+  }
 }

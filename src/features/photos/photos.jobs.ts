@@ -11,6 +11,7 @@ import { makeVariants, MediaError, readExif, renderAnnotated, type Variant } fro
 import { PhotosRepository } from './photos.repository.ts';
 import { EVENT_URL_TTL_SECONDS, PROCESS_PHOTO, RENDER_ANNOTATIONS } from './photos.service.ts';
 import { toPhotoView, urlSignerFor } from './photos.views.ts';
+import { isOutage } from '../../jobs/outages.ts';
 
 export const VARIANT_SIZES = { large: 2048, thumbnail: 320 } as const;
 export const REQUEUE_STALE_PHOTOS = 'requeue_stale_photos';
@@ -66,7 +67,8 @@ class PhotoJobs {
       changes = await this.makeVariants(photo.blob_key, photo.captured_at_source, photo.coordinates_source);
     } catch (err) {
       const lastAttempt = helpers.job.attempts >= helpers.job.max_attempts;
-      if (!(err instanceof MediaError) && !lastAttempt) throw err;
+      // An outage is not the file's fault: retried until the store and database are back (jobs/outages.ts).
+      if (isOutage(err) || (!(err instanceof MediaError) && !lastAttempt)) throw err;
       const reason = err instanceof Error ? err.message : String(err);
       changes = {
         processing_status: 'failed',

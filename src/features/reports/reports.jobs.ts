@@ -7,6 +7,7 @@ import { ReportContentRepository } from './report-content.repository.ts';
 import { drawReport, newReportDocument, type PrintPhoto } from './reports.pdf.ts';
 import { ReportsRepository, type ReportRow } from './reports.repository.ts';
 import { RENDER_REPORT, reportSigner, toReportView } from './reports.views.ts';
+import { isOutage } from '../../jobs/outages.ts';
 
 /** A reason the report cannot be rendered that another try would not change (a missing or broken image). */
 export class ReportRenderError extends Error {}
@@ -15,7 +16,10 @@ export class ReportRenderError extends Error {}
 const MAX_UNWRITTEN_BYTES = 4 * 1024 * 1024;
 
 export const REQUEUE_STALE_REPORTS = 'requeue_stale_reports';
-/** A report still queued this long has lost its job (a wiped queue, a restored database): it is queued again. */
+/**
+ * A report still queued (or left processing: its job ran out of attempts during an outage) this
+ * long has lost its job (a wiped queue, a restored database): it is queued again.
+ */
 const STALE_AFTER_MS = 30 * 60_000;
 export const REPORT_CRONTAB = `*/10 * * * * ${REQUEUE_STALE_REPORTS}\n`;
 
@@ -24,8 +28,8 @@ export function reportTasks(deps: JobDeps): TaskList {
   return {
     [RENDER_REPORT]: async (payload, helpers) => jobs.render(String((payload as { report_id: string }).report_id), helpers),
     [REQUEUE_STALE_REPORTS]: async () => {
-      const stale = await deps.db.selectFrom('reports').select('id').where('status', '=', 'queued')
-        .where('created_at', '<', new Date(Date.now() - STALE_AFTER_MS)).orderBy('created_at').limit(500).execute();
+      const stale = await deps.db.selectFrom('reports').select('id').where('status', 'in', ['queued', 'processing'])
+        .where('updated_at', '<', new Date(Date.now() - STALE_AFTER_MS)).orderBy('created_at').limit(500).execute();
       // The job key keeps it to one job per report; a job still waiting keeps its time.
       for (const { id } of stale) {
         await enqueue(deps.db, RENDER_REPORT, { report_id: id }, { jobKey: `report:${id}`, jobKeyMode: 'preserve_run_at', maxAttempts: 3 });
@@ -74,7 +78,8 @@ export class ReportJobs {
       rendered = await this.renderPdf(report);
     } catch (err) {
       const lastAttempt = helpers.job.attempts >= helpers.job.max_attempts;
-      if (!(err instanceof ReportRenderError) && !lastAttempt) throw err;
+      // An outage is not the file's fault: retried until the store and database are back (jobs/outages.ts).
+      if (isOutage(err) || (!(err instanceof ReportRenderError) && !lastAttempt)) throw err;
       const reason = err instanceof Error ? err.message : String(err);
       const error = err instanceof ReportRenderError ? reason : `rendering failed after ${helpers.job.attempts} attempts: ${reason}`;
       helpers.logger.error(`report ${reportId}: ${error}`);
