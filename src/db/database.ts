@@ -35,6 +35,17 @@ export function connectionLimits(statementTimeoutMs = STATEMENT_TIMEOUT_MS) {
   } satisfies pg.PoolConfig;
 }
 
+/**
+ * A dropped connection must not crash the process. The pool listens for errors only on idle
+ * connections; one checked out between statements (a transaction awaiting other work) when the
+ * server goes away would emit an unhandled 'error'. Each connection gets a listener of its own:
+ * the statement in progress or the next one fails instead, and the pool discards the connection.
+ */
+export function guardConnections(pool: pg.Pool): void {
+  pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
+}
+
 export function openDatabase(connectionString: string, options: { max?: number; applicationName?: string; statementTimeoutMs?: number } = {}): DatabaseHandle {
   const pool = new pg.Pool({
     connectionString,
@@ -43,8 +54,7 @@ export function openDatabase(connectionString: string, options: { max?: number; 
     idleTimeoutMillis: 30_000,
     ...connectionLimits(options.statementTimeoutMs),
   });
-  // A dropped idle connection must not crash the process; the pool replaces it.
-  pool.on('error', () => undefined);
+  guardConnections(pool);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,

@@ -5,7 +5,7 @@ import type { Logger as PinoLogger } from 'pino';
 import { Logger, type LogFunctionFactory } from 'graphile-worker';
 import type { Config } from '../config.ts';
 import type { Availability } from '../db/availability.ts';
-import { connectionLimits, type Db } from '../db/database.ts';
+import { connectionLimits, guardConnections, type Db } from '../db/database.ts';
 import { isDatabaseUnavailable } from '../db/unavailable.ts';
 import { isStorageUnavailable } from '../storage/unavailable.ts';
 import type { EventLog } from '../features/events/events.log.ts';
@@ -46,7 +46,7 @@ export async function migrateQueue(connectionString: string): Promise<void> {
 function ownPool(connectionString: string, max: number, applicationName: string): pg.Pool {
   // The queue's statements are short; the limits only matter when the server goes away.
   const pool = new pg.Pool({ connectionString, max, application_name: applicationName, ...connectionLimits() });
-  pool.on('error', () => undefined);
+  guardConnections(pool);
   return pool;
 }
 

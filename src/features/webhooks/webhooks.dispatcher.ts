@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { Agent } from 'undici';
 import type { Config } from '../../config.ts';
 import type { Availability } from '../../db/availability.ts';
-import { connectionLimits, type Db } from '../../db/database.ts';
+import { connectionLimits, guardConnections, type Db } from '../../db/database.ts';
 import { isDatabaseUnavailable } from '../../db/unavailable.ts';
 import type { Database } from '../../db/schema.ts';
 import { createGuardedAgent, OutboundError, outboundRequest, type OutboundResponse } from '../../http/outbound.ts';
@@ -133,7 +133,7 @@ export class WebhookDispatcher {
       connectionString: deps.connectionString, max: 1, application_name: 'jobsite-webhooks-claim',
       options: '-c enable_bitmapscan=off -c synchronous_commit=off', ...connectionLimits(),
     });
-    claimPool.on('error', () => undefined);
+    guardConnections(claimPool);
     this.claimDb = new Kysely<Database>({ dialect: new PostgresDialect({ pool: claimPool }) });
     this.log = deps.log;
     this.clock = deps.clock ?? systemClock;
