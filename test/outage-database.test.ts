@@ -170,6 +170,35 @@ it('answers 503 during a PostgreSQL outage, logs it once, and recovers by itself
     assert.equal(deliveries[0]!.body, e.payload, `${e.event} ${e.id} delivered as stored`);
   }
   assert.equal(logLines(service, mark).filter((l) => /database reachable again/.test(l.msg)).length, 1);
+  previous = { service, key, databaseUrl: env.DATABASE_URL!, projectId: projectIds[0]! };
+});
+
+let previous: { service: Service; key: string; databaseUrl: string; projectId: string } | undefined;
+
+it('finishes a job that was running when the database crashed, once it is back', async () => {
+  assert.ok(previous, 'runs after the test above, on the same process');
+  const { service, key, databaseUrl, projectId } = previous;
+  // A photo large enough to be still processing when the server dies (kill -9 style: immediate).
+  const { payload, headers } = multipart({}, { data: await jpegWithExif({}, 7000, 5000) });
+  const upload = await fetch(`${service.url}/v1/projects/${projectId}/photos`, {
+    method: 'POST', body: new Uint8Array(payload), headers: { ...headers, authorization: `Bearer ${key}` },
+  });
+  assert.equal(upload.status, 201);
+  const photoId = ((await upload.json()) as { id: string }).id;
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  await eventually('the job to be taken', async () =>
+    (await db.query(`select 1 from graphile_worker._private_jobs where locked_at is not null and payload->>'photo_id' = $1`, [photoId])).rowCount);
+  await db.end();
+  await cluster.pause('immediate');
+  // graphile-worker's worker cannot record the job's end and exits; the queue is restarted once
+  // the database is back, with that worker's job unlocked (else it would wait 4 h).
+  await new Promise((resolve) => setTimeout(resolve, 2000));
+  await cluster.resume();
+  await eventually('the photo to be processed', async () => {
+    const r = await fetch(`${service.url}/v1/photos/${photoId}`, { headers: { authorization: `Bearer ${key}` } });
+    return r.status === 200 && ((await r.json()) as { processing_status: string }).processing_status === 'processed';
+  }, 30_000);
   const { code } = await service.stop();
   assert.equal(code, 0);
 });
