@@ -89,27 +89,28 @@ export class S3BlobStore implements BlobStore {
     return newBlobKey(kind, new Date(this.now()));
   }
 
-  put(key: string, body: Readable | AsyncIterable<Uint8Array>, options: PutOptions): Promise<PutResult> {
+  async put(key: string, body: Readable | AsyncIterable<Uint8Array>, options: PutOptions): Promise<PutResult> {
     return outageAware(this.upload(key, body, options));
   }
 
-  read(key: string): Promise<Buffer | null> {
+  async read(key: string): Promise<Buffer | null> {
     return outageAware(this.readWhole(key));
   }
 
-  get(key: string, options: { range?: ByteRange } = {}): Promise<BlobObject | null> {
+  async get(key: string, options: { range?: ByteRange } = {}): Promise<BlobObject | null> {
     return outageAware(this.fetch(key, options));
   }
 
-  head(key: string): Promise<BlobInfo | null> {
+  async head(key: string): Promise<BlobInfo | null> {
     return outageAware(this.headObject(key));
   }
 
-  delete(key: string): Promise<void> {
-    return outageAware(this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) })).then(() => undefined));
+  async delete(key: string): Promise<void> {
+    const objectKey = this.objectKey(key);
+    await outageAware(this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: objectKey })));
   }
 
-  deleteWithVariants(key: string): Promise<void> {
+  async deleteWithVariants(key: string): Promise<void> {
     return outageAware(this.deleteAll(key));
   }
 
