@@ -28,8 +28,13 @@ export function reportTasks(deps: JobDeps): TaskList {
   return {
     [RENDER_REPORT]: async (payload, helpers) => jobs.render(String((payload as { report_id: string }).report_id), helpers),
     [REQUEUE_STALE_REPORTS]: async () => {
-      const stale = await deps.db.selectFrom('reports').select('id').where('status', 'in', ['queued', 'processing'])
-        .where('updated_at', '<', new Date(Date.now() - STALE_AFTER_MS)).orderBy('created_at').limit(500).execute();
+      const before = new Date(Date.now() - STALE_AFTER_MS);
+      const stale = await deps.db.selectFrom('reports').select('id')
+        .where((eb) => eb.or([
+          eb.and([eb('status', '=', 'queued'), eb('created_at', '<', before)]),
+          eb.and([eb('status', '=', 'processing'), eb('updated_at', '<', before)]),
+        ]))
+        .orderBy('created_at').limit(500).execute();
       // The job key keeps it to one job per report; a job still waiting keeps its time.
       for (const { id } of stale) {
         await enqueue(deps.db, RENDER_REPORT, { report_id: id }, { jobKey: `report:${id}`, jobKeyMode: 'preserve_run_at', maxAttempts: 3 });
