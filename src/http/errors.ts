@@ -120,5 +120,7 @@ export const ERROR_CODES: Record<string, string> = {
   rate_limited: '429: too many requests for this key; see `Retry-After`.',
   application_rate_limited: '429: too many developer applications from your address; see `Retry-After`.',
   internal_error: '500: something failed on our side; the request id helps us find it.',
-  service_unavailable: '503: the database is unreachable.',
+  service_unavailable: '503: `/readyz` only: the database is unreachable.',
+  database_unavailable: '503: the database is unreachable or did not answer in time; nothing was changed. Retry after `Retry-After` seconds.',
+  storage_unavailable: '503: the file store is unreachable; nothing was stored. Retry after `Retry-After` seconds.',
 };
