@@ -94,7 +94,26 @@ export class PgCluster {
     this.running = false;
   }
 
+  /**
+   * Freezes the server (SIGSTOP to the postmaster and its backends): connections stay open and
+   * new ones are accepted by the kernel, but nothing answers, as with a hung host. `thaw` resumes.
+   */
+  async freeze(): Promise<void> {
+    await this.signal('STOP');
+  }
+
+  async thaw(): Promise<void> {
+    await this.signal('CONT');
+  }
+
+  private async signal(name: 'STOP' | 'CONT'): Promise<void> {
+    const postmaster = Number((await fs.readFile(path.join(this.pgdata, 'postmaster.pid'), 'utf8')).split('\n')[0]);
+    const children = (await run('ps', ['-o', 'pid=', '--ppid', String(postmaster)]).catch(() => ({ stdout: '' }))).stdout.split(/\s+/).filter(Boolean);
+    await run('kill', [`-${name}`, String(postmaster), ...children]);
+  }
+
   async destroy(): Promise<void> {
+    await this.thaw().catch(() => undefined);
     if (this.running) await this.pause('immediate').catch(() => undefined);
     await fs.rm(this.dir, { recursive: true, force: true });
   }

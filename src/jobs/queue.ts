@@ -44,8 +44,8 @@ export async function migrateQueue(connectionString: string): Promise<void> {
  * connection with no one listening, and crash the process.
  */
 function ownPool(connectionString: string, max: number, applicationName: string): pg.Pool {
-  // The queue's statements are short; the limits only matter when the server goes away.
-  const pool = new pg.Pool({ connectionString, max, application_name: applicationName, ...connectionLimits() });
+  // The queue's statements are short (its migrations less so); the limits are for a server that goes away.
+  const pool = new pg.Pool({ connectionString, max, application_name: applicationName, ...connectionLimits(60_000) });
   guardConnections(pool);
   return pool;
 }
