@@ -73,6 +73,7 @@ describe('blob store outage', () => {
     const photo = await jpegWithExif();
     await s3.pause();
     const linesBefore = outageLines().length;
+    const times: number[] = [];
     try {
       for (let i = 0; i < 5; i++) {
         for (const [url, data, filename] of [[`/v1/projects/${prj}/photos`, photo, 'site.jpg'], [`/v1/projects/${prj}/documents`, pdf(), 'permit.pdf']] as const) {
@@ -82,8 +83,10 @@ describe('blob store outage', () => {
           assert.equal(res.json().code, 'storage_unavailable');
           assert.ok(Number(res.headers['retry-after']) > 0);
           assert.ok(ms < 5000, `${url} took ${ms} ms`);
+          times.push(Math.round(ms));
         }
       }
+      console.log(`uploads refused in ${times.join(', ')} ms`);
       assert.equal(await count('photos', prj), 0);
       assert.equal(await count('documents', prj), 0);
       const lines = outageLines().slice(linesBefore);
