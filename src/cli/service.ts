@@ -66,7 +66,7 @@ export async function runService(role: Role, config: Config): Promise<void> {
   let app: App | undefined;
   let runner: QueueWorker | undefined;
   let jobsHandle: DatabaseHandle | undefined;
-  let availability: Availability | undefined;
+  const trackers: Availability[] = [];
   let workerBlobs: BlobStore | undefined;
   let dispatcher: WebhookDispatcher | undefined;
   let closing: Promise<void> | undefined;
@@ -84,7 +84,7 @@ export async function runService(role: Role, config: Config): Promise<void> {
     await dispatcher?.stop().catch((err: unknown) => log.error({ err }, 'stopping the webhook dispatcher failed'));
     await runner?.stop().catch((err: unknown) => log.error({ err }, 'stopping the worker failed'));
     await workerBlobs?.close().catch((err: unknown) => log.error({ err }, 'closing the worker\'s blob store failed'));
-    availability?.stop();
+    for (const tracker of trackers) tracker.stop();
     await jobsHandle?.close().catch(() => undefined);
     await handle?.close().catch(() => undefined);
     await location?.release().catch((err: unknown) => log.error({ err }, 'stopping the embedded PostgreSQL failed'));
@@ -102,7 +102,7 @@ export async function runService(role: Role, config: Config): Promise<void> {
     app: (a) => { app = a; },
     runner: (r) => { runner = r; },
     jobsHandle: (h) => { jobsHandle = h; },
-    availability: (a) => { availability = a; },
+    availability: (a) => { trackers.push(a); },
     workerBlobs: (b) => { workerBlobs = b; },
     dispatcher: (d) => { dispatcher = d; },
   });
@@ -153,6 +153,7 @@ async function startUp(role: Role, config: Config, log: Logger, closing: () => b
       const jobsHandle = openDatabase(location.url, { max: concurrency + 2, applicationName: 'jobsite-jobs', statementTimeoutMs: 10 * 60_000 });
       started.jobsHandle(jobsHandle);
       const storage = new Availability({ name: 'blob store', log, probe: 'checkBucket' in blobs ? () => (blobs as { checkBucket(): Promise<void> }).checkBucket() : undefined });
+      started.availability(storage);
       started.runner(await startWorker(location.url, { db: jobsHandle.db, blobs, config, events: new EventLog(), log }, log, concurrency, { database, storage }));
       const dispatcher = new WebhookDispatcher(
         { db: handle.db, connectionString: location.url, config, log, availability: database },
