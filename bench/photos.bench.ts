@@ -37,7 +37,7 @@ import { EventLog } from '../src/features/events/events.log.ts';
 import { VARIANT_SIZES } from '../src/features/photos/photos.jobs.ts';
 import { PROCESS_PHOTO } from '../src/features/photos/photos.service.ts';
 import { WorkspacesService } from '../src/features/workspaces/workspaces.service.ts';
-import { startWorker } from '../src/jobs/queue.ts';
+import { startWorker } from '../src/jobs/worker.ts';
 import type { BlobStore } from '../src/storage/blob-store.ts';
 import { createBlobStore } from '../src/storage/create-blob-store.ts';
 import { jpeg12mp, jpegWithExif } from '../test/fixtures/images.ts';

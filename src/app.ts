@@ -2,10 +2,11 @@ import Fastify, { type FastifyBaseLogger, type FastifyServerOptions } from 'fast
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { sql } from 'kysely';
 import type { Config } from './config.ts';
+import { Availability } from './db/availability.ts';
 import type { Db } from './db/database.ts';
 import { newId } from './ids.ts';
 import { ApiKeyAuthenticator, registerAuth } from './http/auth.ts';
-import { registerErrorHandling, sendProblem, toApiError } from './http/error-handler.ts';
+import { databaseUnavailable, OUTAGE_RETRY_AFTER_SECONDS, registerErrorHandling, sendProblem, toApiError } from './http/error-handler.ts';
 import { ApiError } from './http/errors.ts';
 import { registerDraining } from './http/draining.ts';
 import { registerEtags } from './http/etag.ts';
@@ -75,12 +76,17 @@ export interface AppDeps {
   loggerInstance?: FastifyBaseLogger;
   /** Defaults to the store the configuration names (createBlobStore), closed with the app. */
   blobs?: BlobStore;
+  /**
+   * The process's view of the database (db/availability.ts), shared with its worker so that an
+   * outage is logged once per process; by default the app's own.
+   */
+  database?: Availability;
 }
 
 const REQUEST_ID = /^[\w.:@-]{1,128}$/;
 
 /** Builds the HTTP API: shared conventions first (src/http), then every feature's routes. */
-export async function buildApp({ config, db, logger, loggerInstance, blobs: givenBlobs }: AppDeps): Promise<App> {
+export async function buildApp({ config, db, logger, loggerInstance, blobs: givenBlobs, database: givenDatabase }: AppDeps): Promise<App> {
   const app = Fastify({
     ...(loggerInstance ? { loggerInstance } : { logger: logger ?? { level: config.logLevel } }),
     // An incoming X-Request-Id is kept when it is sane, so callers can trace a request end to end.
@@ -128,7 +134,19 @@ export async function buildApp({ config, db, logger, loggerInstance, blobs: give
   // multipart/form-data uploads are read as streams by the routes that take them (limits set there).
   await app.register(multipart, { throwFileSizeLimit: true });
   registerValidation(app);
-  registerErrorHandling(app);
+  const database = givenDatabase ?? new Availability({ name: 'database', log: app.log, probe: () => sql`select 1`.execute(db) });
+  if (!givenDatabase) app.addHook('onClose', async () => database.stop());
+  const blobs = givenBlobs ?? await createBlobStore(config, db);
+  if (!givenBlobs) app.addHook('onClose', async () => blobs.close());
+  app.decorate('blobs', blobs);
+  const storage = new Availability({ name: 'blob store', log: app.log, probe: storeProbe(blobs) });
+  app.addHook('onClose', async () => storage.stop());
+  registerErrorHandling(app, { database, storage });
+  // While the database is known to be down, API calls answer 503 at once instead of each waiting
+  // for a connection to fail (a host that does not answer costs the connect timeout every time).
+  app.addHook('onRequest', async (req) => {
+    if (database.isDown && req.routeOptions.url?.startsWith('/v1/') && req.routeOptions.config.auth !== false) throw databaseUnavailable();
+  });
   await registerOpenApi(app, config.publicUrl);
   registerMetrics(app);
 
@@ -141,18 +159,13 @@ export async function buildApp({ config, db, logger, loggerInstance, blobs: give
   registerEtags(app);
 
   app.get('/healthz', { config: { auth: false }, schema: { hide: true } }, async () => ({ status: 'ok' }));
+  // For load balancers: 503 takes the process out of rotation while the database is unreachable
+  // (the probe's failures are logged through the availability tracker, not one line per poll).
   app.get('/readyz', { config: { auth: false }, schema: { hide: true } }, async () => {
-    try {
-      await sql`select 1`.execute(db);
-      return { status: 'ok' };
-    } catch {
-      throw new ApiError(503, 'service_unavailable', 'Service unavailable', 'The database is not reachable.');
-    }
+    if (await database.check()) return { status: 'ok' };
+    throw new ApiError(503, 'service_unavailable', 'Service unavailable', 'The database is not reachable.', {},
+      { 'retry-after': String(OUTAGE_RETRY_AFTER_SECONDS) });
   });
-
-  const blobs = givenBlobs ?? await createBlobStore(config, db);
-  if (!givenBlobs) app.addHook('onClose', async () => blobs.close());
-  app.decorate('blobs', blobs);
 
   const eventLog = new EventLog();
   const workspaces = new WorkspacesService(db, eventLog);
@@ -194,4 +207,10 @@ export async function buildApp({ config, db, logger, loggerInstance, blobs: give
   app.decorate('keyUsage', authenticator.usage);
   app.addHook('onClose', async () => authenticator.usage.stop());
   return app;
+}
+
+/** The S3 store answers a HEAD of its bucket; the file store has no outage to recover from. */
+function storeProbe(blobs: BlobStore): (() => Promise<unknown>) | undefined {
+  const store = blobs as Partial<{ checkBucket(): Promise<void> }>;
+  return typeof store.checkBucket === 'function' ? () => store.checkBucket!() : undefined;
 }

@@ -16,12 +16,15 @@ export interface S3TestServer {
   credentials: { accessKeyId: string; secretAccessKey: string };
   /** The environment that points Jobsite at this server. */
   env: Record<string, string>;
+  /** Stops the server but keeps its objects (an outage); `resume` brings it back on the same port. */
+  pause(): Promise<void>;
+  resume(): Promise<void>;
   stop(): Promise<void>;
 }
 
 const SCRIPT = `
 const S3rver = require(process.argv[1]);
-const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: process.argv[2],
+const server = new S3rver({ port: Number(process.argv[4] || 0), address: '127.0.0.1', silent: true, directory: process.argv[2],
   configureBuckets: [{ name: process.argv[3] }] });
 server.run().then(({ port }) => process.stdout.write(JSON.stringify({ port }) + '\\n'), (err) => { console.error(err); process.exit(1); });
 process.on('SIGTERM', () => server.close().finally(() => process.exit(0)));
@@ -30,16 +33,27 @@ process.on('SIGTERM', () => server.close().finally(() => process.exit(0)));
 export async function startS3Server(bucket = 'jobsite-test'): Promise<S3TestServer> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'jobsite-s3rver-'));
   const entry = createRequire(import.meta.url).resolve('s3rver');
-  const child: ChildProcess = spawn(process.execPath, ['-e', SCRIPT, entry, dir, bucket], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise<number>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const line = out.split('\n')[0];
-      if (out.includes('\n')) resolve((JSON.parse(line!) as { port: number }).port);
+  let child: ChildProcess;
+  const spawnServer = async (wanted: number): Promise<number> => {
+    child = spawn(process.execPath, ['-e', SCRIPT, entry, dir, bucket, String(wanted)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    return new Promise<number>((resolve, reject) => {
+      let out = '';
+      child.stdout!.on('data', (d: Buffer) => {
+        out += d.toString();
+        const line = out.split('\n')[0];
+        if (out.includes('\n')) resolve((JSON.parse(line!) as { port: number }).port);
+      });
+      child.once('exit', (code) => reject(new Error(`s3rver exited (${code}) before listening`)));
     });
-    child.once('exit', (code) => reject(new Error(`s3rver exited (${code}) before listening`)));
-  });
+  };
+  const kill = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    }
+  };
+  const port = await spawnServer(0);
   const endpoint = `http://127.0.0.1:${port}`;
   const credentials = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
   return {
@@ -54,12 +68,12 @@ export async function startS3Server(bucket = 'jobsite-test'): Promise<S3TestServ
       AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
       JOBSITE_S3_FORCE_PATH_STYLE: 'true',
     },
+    pause: kill,
+    async resume() {
+      await spawnServer(port);
+    },
     async stop() {
-      if (child.exitCode === null) {
-        const exited = new Promise((r) => child.once('exit', r));
-        child.kill('SIGTERM');
-        await exited;
-      }
+      await kill();
       await fs.rm(dir, { recursive: true, force: true });
     },
   };

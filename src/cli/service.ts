@@ -2,10 +2,11 @@ import net from 'node:net';
 import type { Logger } from 'pino';
 import { buildApp } from '../app.ts';
 import { loadConfig, type Config } from '../config.ts';
+import { Availability } from '../db/availability.ts';
 import { openDatabase, type Db, type DatabaseHandle } from '../db/database.ts';
 import type { App } from '../http/types.ts';
 import { WebhookDispatcher } from '../features/webhooks/webhooks.dispatcher.ts';
-import { startWorker, type JobWorker } from '../jobs/queue.ts';
+import { startWorker, type JobWorker } from '../jobs/worker.ts';
 import { EventLog } from '../features/events/events.log.ts';
 import type { BlobStore } from '../storage/blob-store.ts';
 import { createBlobStore } from '../storage/create-blob-store.ts';
@@ -34,11 +35,11 @@ function freePort(host: string): Promise<number> {
  * Builds the API and listens. With PORT=0 and no JOBSITE_PUBLIC_URL, the port is chosen first so
  * that links (Link headers, the OpenAPI server URL) carry it; losing that port to a race retries.
  */
-async function listen(config: Config, db: Db, log: Logger): Promise<App> {
+async function listen(config: Config, db: Db, log: Logger, database: Availability): Promise<App> {
   const autoPort = config.port === 0 && !process.env.JOBSITE_PUBLIC_URL;
   for (let attempt = 1; ; attempt++) {
     const cfg = autoPort ? loadConfig({ ...process.env, PORT: String(await freePort(config.host)) }) : config;
-    const app = await buildApp({ config: cfg, db, loggerInstance: log });
+    const app = await buildApp({ config: cfg, db, loggerInstance: log, database });
     try {
       await app.listen({ port: cfg.port, host: cfg.host });
       return app;
@@ -86,6 +87,8 @@ export async function runService(role: Role, config: Config): Promise<void> {
   let handle: DatabaseHandle | undefined;
   let app: App | undefined;
   let worker: JobWorker | undefined;
+  let jobsHandle: DatabaseHandle | undefined;
+  const trackers: Availability[] = [];
   let workerBlobs: BlobStore | undefined;
   let dispatcher: WebhookDispatcher | undefined;
   let forgetAddress: (() => Promise<void>) | undefined;
@@ -112,8 +115,10 @@ export async function runService(role: Role, config: Config): Promise<void> {
     clearTimeout(cutoffTimer);
     await forgetAddress?.().catch(() => undefined);
     await workerBlobs?.close().catch((err: unknown) => log.error({ err }, 'closing the worker\'s blob store failed'));
-    // Work abandoned at the cutoff may still hold a connection: the pool gets a moment, not the reserve.
-    if (handle && !(await settlesWithin(handle.close().catch(() => undefined), POOL_CLOSE_MS))) {
+    for (const tracker of trackers) tracker.stop();
+    // Work abandoned at the cutoff may still hold a connection: the pools get a moment, not the reserve.
+    const pools = Promise.all([jobsHandle, handle].map((h) => h?.close().catch(() => undefined)));
+    if (!(await settlesWithin(pools, POOL_CLOSE_MS))) {
       log.warn('Some database connections were still in use; leaving them to the exit');
     }
     await location?.release().catch((err: unknown) => log.error({ err }, 'stopping the embedded PostgreSQL failed'));
@@ -130,6 +135,8 @@ export async function runService(role: Role, config: Config): Promise<void> {
     handle: (h) => { handle = h; },
     app: (a) => { app = a; },
     worker: (w) => { worker = w; },
+    jobsHandle: (h) => { jobsHandle = h; },
+    availability: (a) => { trackers.push(a); },
     workerBlobs: (b) => { workerBlobs = b; },
     dispatcher: (d) => { dispatcher = d; },
     address: (forget) => { forgetAddress = forget; },
@@ -173,6 +180,8 @@ interface Started {
   handle(h: DatabaseHandle): void;
   app(a: App): void;
   worker(w: JobWorker): void;
+  jobsHandle(h: DatabaseHandle): void;
+  availability(a: Availability): void;
   workerBlobs(b: BlobStore): void;
   dispatcher(d: WebhookDispatcher): void;
   /** The API's address is recorded for the CLI (cli/server-address.ts); this forgets it. */
@@ -189,9 +198,13 @@ async function startUp(role: Role, config: Config, log: Logger, closing: () => b
     if (applied.length) log.info(`Applied migrations: ${applied.join(', ')}`);
     const handle = openDatabase(location.url, { max: 20 });
     started.handle(handle);
+    // One view of the database per process, shared by the API, the worker and the dispatcher:
+    // an outage is one warning when it starts and one line when it ends (db/availability.ts).
+    const database = new Availability({ name: 'database', log, probe: () => handle.pool.query('select 1') });
+    started.availability(database);
     if (closing()) return true;
     if (role !== 'worker') {
-      const app = await listen(config, handle.db, log);
+      const app = await listen(config, handle.db, log, database);
       started.app(app);
       const url = listenUrl(app);
       const publicUrl = process.env.JOBSITE_PUBLIC_URL ? config.publicUrl : url;
@@ -209,9 +222,16 @@ async function startUp(role: Role, config: Config, log: Logger, closing: () => b
       // The worker's own blob store (the API's is closed with the API), closed after the worker.
       const blobs = await createBlobStore(config, handle.db);
       started.workerBlobs(blobs);
-      started.worker(await startWorker(location.url, { db: handle.db, blobs, config, events: new EventLog(), log }, log));
+      // Jobs get a pool of their own: their statements (a report's query, a purge) may run for
+      // minutes, longer than the API's statement timeout allows.
+      const concurrency = config.media.workerConcurrency;
+      const jobsHandle = openDatabase(location.url, { max: concurrency + 2, applicationName: 'jobsite-jobs', statementTimeoutMs: 10 * 60_000 });
+      started.jobsHandle(jobsHandle);
+      const storage = new Availability({ name: 'blob store', log, probe: 'checkBucket' in blobs ? () => (blobs as { checkBucket(): Promise<void> }).checkBucket() : undefined });
+      started.availability(storage);
+      started.worker(await startWorker(location.url, { db: jobsHandle.db, blobs, config, events: new EventLog(), log }, log, concurrency, { database, storage }));
       const dispatcher = new WebhookDispatcher(
-        { db: handle.db, connectionString: location.url, config, log },
+        { db: handle.db, connectionString: location.url, config, log, availability: database },
         { leaseSeconds: config.webhookLeaseSeconds },
       );
       started.dispatcher(dispatcher);

@@ -16,15 +16,46 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
-export function openDatabase(connectionString: string, options: { max?: number; applicationName?: string } = {}): DatabaseHandle {
+/**
+ * Bounds on waiting for the database, so that no API request waits more than about 5 s when it
+ * goes away: a connection must be made within 3 s (a host that does not answer), a statement may
+ * run 4 s on the server (API statements take milliseconds; the job queue's pools allow minutes),
+ * and the client gives up half a second after that (a server that stopped answering mid-query).
+ * TCP keepalives find connections to a vanished host while they sit idle in the pool.
+ */
+export const CONNECT_TIMEOUT_MS = 3_000;
+export const STATEMENT_TIMEOUT_MS = 4_000;
+
+export function connectionLimits(statementTimeoutMs = STATEMENT_TIMEOUT_MS) {
+  return {
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    statement_timeout: statementTimeoutMs,
+    query_timeout: statementTimeoutMs + 500,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+  } satisfies pg.PoolConfig;
+}
+
+/**
+ * A dropped connection must not crash the process. The pool listens for errors only on idle
+ * connections; one checked out between statements (a transaction awaiting other work) when the
+ * server goes away would emit an unhandled 'error'. Each connection gets a listener of its own:
+ * the statement in progress or the next one fails instead, and the pool discards the connection.
+ */
+export function guardConnections(pool: pg.Pool): void {
+  pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
+}
+
+export function openDatabase(connectionString: string, options: { max?: number; applicationName?: string; statementTimeoutMs?: number } = {}): DatabaseHandle {
   const pool = new pg.Pool({
     connectionString,
     max: options.max ?? 10,
     application_name: options.applicationName ?? 'jobsite',
     idleTimeoutMillis: 30_000,
+    ...connectionLimits(options.statementTimeoutMs),
   });
-  // A dropped idle connection must not crash the process; the pool replaces it.
-  pool.on('error', () => undefined);
+  guardConnections(pool);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,

@@ -1,6 +1,9 @@
 import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay from 'find-my-way';
+import type { Availability } from '../db/availability.ts';
+import { databaseFailure } from '../db/unavailable.ts';
+import { isStorageUnavailable } from '../storage/unavailable.ts';
 import { ApiError, problemType } from './errors.ts';
 import { toFieldErrors } from './validation.ts';
 
@@ -40,9 +43,27 @@ export function sendProblem(req: FastifyRequest, reply: FastifyReply, err: ApiEr
     });
 }
 
-/** Maps anything thrown to a problem+json answer: our ApiErrors, Fastify's 4xx, and a bland 500. */
+/** Seconds a client is asked to wait before retrying when a dependency is down. */
+export const OUTAGE_RETRY_AFTER_SECONDS = 5;
+
+export const databaseUnavailable = (detail = 'The database is unreachable at the moment; retry shortly.') =>
+  new ApiError(503, 'database_unavailable', 'Service unavailable', detail, {}, { 'retry-after': String(OUTAGE_RETRY_AFTER_SECONDS) });
+
+export const storageUnavailable = () =>
+  new ApiError(503, 'storage_unavailable', 'Service unavailable', 'The file store is unreachable at the moment; nothing was stored. Retry shortly.',
+    {}, { 'retry-after': String(OUTAGE_RETRY_AFTER_SECONDS) });
+
+/**
+ * Maps anything thrown to a problem+json answer: our ApiErrors, Fastify's 4xx, a database or blob
+ * store that is unreachable (503 with Retry-After), and a bland 500.
+ */
 export function toApiError(err: FastifyError | ApiError | Error, req?: FastifyRequest): ApiError {
   if (err instanceof ApiError) return err;
+  // The store first: its network errors look like the database's, but are tagged by the store.
+  if (isStorageUnavailable(err)) return storageUnavailable();
+  const failure = databaseFailure(err);
+  if (failure === 'timeout') return databaseUnavailable('The database did not answer in time; retry shortly.');
+  if (failure) return databaseUnavailable();
   const fe = err as FastifyError;
   if (fe.validation) {
     const errors = toFieldErrors(fe.validation, fe.validationContext);
@@ -61,7 +82,13 @@ export function toApiError(err: FastifyError | ApiError | Error, req?: FastifyRe
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
-export function registerErrorHandling(app: FastifyInstance): void {
+/** Where outages are reported instead of logging each failed request (see db/availability.ts). */
+export interface OutageReporters {
+  database?: Availability;
+  storage?: Availability;
+}
+
+export function registerErrorHandling(app: FastifyInstance, outages: OutageReporters = {}): void {
   // A shadow router of every declared route, to tell "no such path" (404) from "wrong method" (405).
   // Same matching options as the app's router, so both agree on which paths exist.
   const { routerOptions } = app.initialConfig as { routerOptions?: { ignoreTrailingSlash?: boolean; maxParamLength?: number } };
@@ -74,7 +101,13 @@ export function registerErrorHandling(app: FastifyInstance): void {
 
   app.setErrorHandler((err: FastifyError, req, reply) => {
     const problem = toApiError(err, req);
-    if (problem.status >= 500) req.log.error({ err }, 'request failed');
+    if (problem.code === 'database_unavailable' && outages.database && databaseFailure(err) === 'unreachable') {
+      outages.database.failed(err, 'api');
+    } else if (problem.code === 'storage_unavailable' && outages.storage) {
+      outages.storage.failed(err, 'api');
+    } else if (problem.status >= 500 && !(err instanceof ApiError && problem.status === 503)) {
+      req.log.error({ err }, 'request failed');
+    }
     return sendProblem(req, reply, problem);
   });
 

@@ -123,6 +123,8 @@ export const ERROR_CODES: Record<string, string> = {
   application_rate_limited: '429: too many developer applications from your address; see `Retry-After`.',
   headers_too_large: '431: the request headers are too large (16 KiB in all by default); the connection is closed.',
   internal_error: '500: something failed on our side; the request id helps us find it.',
-  service_unavailable: '503: the database is unreachable.',
+  service_unavailable: '503: `/readyz` only: the database is unreachable.',
   shutting_down: '503: this server is shutting down; send the request again (see `Retry-After`), a new connection reaches one that is up.',
+  database_unavailable: '503: the database is unreachable or did not answer in time; nothing was changed. Retry after `Retry-After` seconds.',
+  storage_unavailable: '503: the file store is unreachable; nothing was stored. Retry after `Retry-After` seconds.',
 };

@@ -143,7 +143,10 @@ export function registerIdempotency(app: FastifyInstance, db: Db): void {
     req.idempotency = null;
     const where = db.updateTable('idempotency_keys').where('scope', '=', claim.scope).where('key', '=', claim.key);
     if (reply.statusCode >= 500 || (payload !== null && typeof payload !== 'string')) {
-      await db.deleteFrom('idempotency_keys').where('scope', '=', claim.scope).where('key', '=', claim.key).execute();
+      // With the database gone (a 503), the claim stays behind and counts as abandoned after
+      // ABANDONED_AFTER_SECONDS; failing here would turn the 503 into a broken reply.
+      await db.deleteFrom('idempotency_keys').where('scope', '=', claim.scope).where('key', '=', claim.key).execute()
+        .catch(() => undefined);
       return payload;
     }
     const headers: Record<string, string> = {};

@@ -117,5 +117,16 @@ export class BlobLengthMismatchError extends Error {
   }
 }
 
+/**
+ * The store could not be reached or failed on its side (connection refused or timed out, 5xx):
+ * nothing was stored. The API answers 503 storage_unavailable; jobs retry.
+ */
+export class StorageUnavailableError extends Error {
+  readonly code = 'storage_unavailable';
+  constructor(cause: unknown) {
+    super(`The blob store is unreachable: ${cause instanceof Error ? cause.message || cause.name : String(cause)}`, { cause });
+  }
+}
+
 /** The longest a signed URL may live (S3's own limit for presigned URLs). */
 export const MAX_URL_TTL_SECONDS = 7 * 24 * 3600;

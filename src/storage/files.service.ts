@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { isDatabaseUnavailable } from '../db/unavailable.ts';
 import { ApiError } from '../http/errors.ts';
 import type { BlobStore } from './blob-store.ts';
 import { parseRange } from './byte-range.ts';
@@ -45,7 +46,8 @@ export class FilesService {
 
   async serve(key: string, query: FileUrlQuery, req: FileRequest): Promise<FileResponse> {
     const check = await this.blobs.urlSigner.verify(key, query).catch((err: unknown) => {
-      // The signing secret could not be read (the database is down).
+      // The signing secret could not be read: the database is down (503 database_unavailable).
+      if (isDatabaseUnavailable(err)) throw err;
       throw Object.assign(new ApiError(503, 'service_unavailable', 'Service unavailable', 'The link cannot be checked right now; try again shortly.'), { cause: err });
     });
     if (!check.ok) {

@@ -5,11 +5,12 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import type { BlobInfo, BlobObject, BlobStore, ByteRange, PutOptions, PutResult, SignedUrlOptions } from './blob-store.ts';
+import { StorageUnavailableError, type BlobInfo, type BlobObject, type BlobStore, type ByteRange, type PutOptions, type PutResult, type SignedUrlOptions } from './blob-store.ts';
 import { checkRange } from './file-store.ts';
 import { contentDisposition } from './headers.ts';
 import { assertBlobKey, newBlobKey } from './keys.ts';
 import { checkPutOptions, checkSignedUrlOptions, metered, signingTime, type Tally } from './metered.ts';
+import { isStoreOutage } from './unavailable.ts';
 import type { UrlSigner } from './url-signer.ts';
 
 export interface S3BlobStoreOptions {
@@ -27,6 +28,22 @@ export interface S3BlobStoreOptions {
  */
 const PART_SIZE = 5 * 1024 * 1024;
 const QUEUE_SIZE = 2;
+
+/**
+ * A store that does not answer must not hold a request or a job: 3 s to connect, and a socket
+ * silent for 30 s (no bytes either way) fails. The SDK retries each call a few times first.
+ */
+const CONNECT_TIMEOUT_MS = 3_000;
+const SOCKET_TIMEOUT_MS = 30_000;
+
+/** The store's outages as StorageUnavailableError (503 / retried), everything else as it was. */
+async function outageAware<T>(operation: Promise<T>): Promise<T> {
+  try {
+    return await operation;
+  } catch (err) {
+    throw isStoreOutage(err) ? new StorageUnavailableError(err) : err;
+  }
+}
 
 const isNotFound = (err: unknown) =>
   err instanceof S3ServiceException && (err.name === 'NotFound' || err.name === 'NoSuchKey' || err.$metadata.httpStatusCode === 404);
@@ -46,7 +63,10 @@ export class S3BlobStore implements BlobStore {
   private readonly now: () => number;
 
   constructor(options: S3BlobStoreOptions) {
-    this.client = new S3Client(options.client);
+    this.client = new S3Client({
+      requestHandler: { connectionTimeout: CONNECT_TIMEOUT_MS, requestTimeout: SOCKET_TIMEOUT_MS },
+      ...options.client,
+    });
     this.bucket = options.bucket;
     this.prefix = options.prefix;
     this.urlSigner = options.urlSigner;
@@ -70,6 +90,31 @@ export class S3BlobStore implements BlobStore {
   }
 
   async put(key: string, body: Readable | AsyncIterable<Uint8Array>, options: PutOptions): Promise<PutResult> {
+    return outageAware(this.upload(key, body, options));
+  }
+
+  async read(key: string): Promise<Buffer | null> {
+    return outageAware(this.readWhole(key));
+  }
+
+  async get(key: string, options: { range?: ByteRange } = {}): Promise<BlobObject | null> {
+    return outageAware(this.fetch(key, options));
+  }
+
+  async head(key: string): Promise<BlobInfo | null> {
+    return outageAware(this.headObject(key));
+  }
+
+  async delete(key: string): Promise<void> {
+    const objectKey = this.objectKey(key);
+    await outageAware(this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: objectKey })));
+  }
+
+  async deleteWithVariants(key: string): Promise<void> {
+    return outageAware(this.deleteAll(key));
+  }
+
+  private async upload(key: string, body: Readable | AsyncIterable<Uint8Array>, options: PutOptions): Promise<PutResult> {
     const objectKey = this.objectKey(key);
     checkPutOptions(options);
     const tally: Tally = { bytes: 0, sha256: null };
@@ -99,8 +144,8 @@ export class S3BlobStore implements BlobStore {
     return { byteSize: tally.bytes, sha256: tally.sha256! };
   }
 
-  async read(key: string): Promise<Buffer | null> {
-    const object = await this.get(key);
+  private async readWhole(key: string): Promise<Buffer | null> {
+    const object = await this.fetch(key);
     if (!object) return null;
     const out = Buffer.allocUnsafe(object.byteSize);
     let at = 0;
@@ -116,7 +161,7 @@ export class S3BlobStore implements BlobStore {
     return out;
   }
 
-  async get(key: string, options: { range?: ByteRange } = {}): Promise<BlobObject | null> {
+  private async fetch(key: string, options: { range?: ByteRange } = {}): Promise<BlobObject | null> {
     const objectKey = this.objectKey(key);
     const range = options.range ?? null;
     try {
@@ -152,7 +197,7 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
-  async head(key: string): Promise<BlobInfo | null> {
+  private async headObject(key: string): Promise<BlobInfo | null> {
     const objectKey = this.objectKey(key);
     try {
       const out = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: objectKey }));
@@ -163,11 +208,7 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
-  async delete(key: string): Promise<void> {
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
-  }
-
-  async deleteWithVariants(key: string): Promise<void> {
+  private async deleteAll(key: string): Promise<void> {
     const objectKey = this.objectKey(key);
     if (key.includes('.')) throw new Error(`${key} is a variant; pass the original's key`);
     // The random part has a fixed length, so this prefix matches the original and its variants only.

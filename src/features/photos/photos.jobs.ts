@@ -13,6 +13,7 @@ import { PhotosRepository } from './photos.repository.ts';
 import { EVENT_URL_TTL_SECONDS, PROCESS_PHOTO, RENDER_ANNOTATIONS } from './photos.service.ts';
 import { captureTimeOf, placeTimeZone } from './photos.times.ts';
 import { toPhotoView, urlSignerFor, type PhotoRow } from './photos.views.ts';
+import { isOutage } from '../../jobs/outages.ts';
 
 export const VARIANT_SIZES = { large: 2048, thumbnail: 320 } as const;
 export const REREAD_LEGACY_PHOTO_TIMES = 'reread_legacy_photo_times';
@@ -77,7 +78,8 @@ class PhotoJobs {
       changes = await this.makeVariants(photo);
     } catch (err) {
       const lastAttempt = helpers.job.attempts >= helpers.job.max_attempts;
-      if (!(err instanceof MediaError) && !lastAttempt) throw err;
+      // An outage is not the file's fault: retried until the store and database are back (jobs/outages.ts).
+      if (isOutage(err) || (!(err instanceof MediaError) && !lastAttempt)) throw err;
       const reason = err instanceof Error ? err.message : String(err);
       changes = {
         processing_status: 'failed',

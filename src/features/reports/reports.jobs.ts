@@ -10,6 +10,7 @@ import { dayKey } from './reports.format.ts';
 import { drawReport, newReportDocument, type PrintImage, type PrintPhoto } from './reports.pdf.ts';
 import { ReportsRepository, type ReportRow } from './reports.repository.ts';
 import { RENDER_REPORT, reportSigner, toReportView } from './reports.views.ts';
+import { isOutage } from '../../jobs/outages.ts';
 
 /** A reason the report cannot be rendered that another try would not change (a missing or broken image). */
 export class ReportRenderError extends Error {}
@@ -72,7 +73,8 @@ export class ReportJobs {
       rendered = await this.renderPdf(report);
     } catch (err) {
       const lastAttempt = helpers.job.attempts >= helpers.job.max_attempts;
-      if (!(err instanceof ReportRenderError) && !lastAttempt) throw err;
+      // An outage is not the file's fault: retried until the store and database are back (jobs/outages.ts).
+      if (isOutage(err) || (!(err instanceof ReportRenderError) && !lastAttempt)) throw err;
       const reason = err instanceof Error ? err.message : String(err);
       const error = err instanceof ReportRenderError ? reason : `rendering failed after ${helpers.job.attempts} attempts: ${reason}`;
       helpers.logger.error(`report ${reportId}: ${error}`);

@@ -31,8 +31,17 @@ export class ReportsRepository {
   }
 
   /** Reports queued since before `olderThan` (their job may have been lost), oldest first. */
+  /**
+   * Reports whose job is lost: still queued since before `olderThan`, or left processing since then
+   * (the job ran out of attempts during an outage; a live render is re-queued harmlessly: the
+   * job key keeps one job per report, and only the run that finds it processing records a PDF).
+   */
   staleQueued(db: Executor, olderThan: Date, limit: number): Promise<{ id: string }[]> {
-    return db.selectFrom('reports').select('id').where('status', '=', 'queued').where('created_at', '<', olderThan)
+    return db.selectFrom('reports').select('id')
+      .where((eb) => eb.or([
+        eb.and([eb('status', '=', 'queued'), eb('created_at', '<', olderThan)]),
+        eb.and([eb('status', '=', 'processing'), eb('updated_at', '<', olderThan)]),
+      ]))
       .orderBy('created_at').limit(limit).execute();
   }
 

@@ -19,6 +19,7 @@ import { VideosRepository } from './videos.repository.ts';
 import type { VideoMime } from './videos.sniff.ts';
 import { PROCESS_VIDEO } from './videos.service.ts';
 import { toVideoView } from './videos.views.ts';
+import { isOutage } from '../../jobs/outages.ts';
 
 /** The poster frame's longest side, in pixels. */
 export const POSTER_MAX_SIDE = 1280;
@@ -66,7 +67,8 @@ class VideoJobs {
       changes = await this.analyse(video.blob_key, video.content_type as VideoMime, video.captured_at_source, video.coordinates_source);
     } catch (err) {
       const lastAttempt = helpers.job.attempts >= helpers.job.max_attempts;
-      if (!(err instanceof VideoUnreadableError) && !lastAttempt) throw err;
+      // An outage is not the file's fault: retried until the store and database are back (jobs/outages.ts).
+      if (isOutage(err) || (!(err instanceof VideoUnreadableError) && !lastAttempt)) throw err;
       const reason = err instanceof Error ? err.message : String(err);
       changes = {
         processing_status: 'failed',

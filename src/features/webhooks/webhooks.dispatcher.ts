@@ -4,7 +4,9 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import type { Agent } from 'undici';
 import type { Config } from '../../config.ts';
-import type { Db } from '../../db/database.ts';
+import type { Availability } from '../../db/availability.ts';
+import { connectionLimits, guardConnections, type Db } from '../../db/database.ts';
+import { isDatabaseUnavailable } from '../../db/unavailable.ts';
 import type { Database } from '../../db/schema.ts';
 import { createGuardedAgent, OutboundError, outboundRequest, type OutboundResponse } from '../../http/outbound.ts';
 import { parseAllowList } from '../../http/ssrf-guard.ts';
@@ -62,6 +64,8 @@ export interface DispatcherDeps {
   config: Config;
   log: Logger;
   clock?: Clock;
+  /** Where an unreachable database is reported (one throttled line), instead of a line per poll. */
+  availability?: Availability;
 }
 
 /** No success for this long, and the next failure disables the endpoint. */
@@ -136,9 +140,9 @@ export class WebhookDispatcher {
     // once), and any attempt recorded after it is flushed with it.
     const claimPool = new pg.Pool({
       connectionString: deps.connectionString, max: 1, application_name: 'jobsite-webhooks-claim',
-      options: '-c enable_bitmapscan=off -c synchronous_commit=off',
+      options: '-c enable_bitmapscan=off -c synchronous_commit=off', ...connectionLimits(),
     });
-    claimPool.on('error', () => undefined);
+    guardConnections(claimPool);
     this.claimDb = new Kysely<Database>({ dialect: new PostgresDialect({ pool: claimPool }) });
     this.log = deps.log;
     this.clock = deps.clock ?? systemClock;
@@ -217,7 +221,7 @@ export class WebhookDispatcher {
       return;
     }
     this.pumping = this.pump()
-      .catch((err: unknown) => this.log.error({ err }, 'claiming webhook deliveries failed'))
+      .catch((err: unknown) => this.report(err, 'claiming webhook deliveries failed'))
       .finally(() => {
         this.pumping = null;
         if (this.again) {
@@ -236,18 +240,21 @@ export class WebhookDispatcher {
   }
 
   private async listen(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.deps.connectionString, application_name: 'jobsite-webhooks' });
+    const { connectionTimeoutMillis, keepAlive, keepAliveInitialDelayMillis } = connectionLimits();
+    const client = new pg.Client({
+      connectionString: this.deps.connectionString, application_name: 'jobsite-webhooks', connectionTimeoutMillis, keepAlive, keepAliveInitialDelayMillis,
+    });
     const reconnect = (err?: unknown) => {
       if (this.listener !== client) return;
       this.listener = null;
       client.removeAllListeners('end');
       client.end().catch(() => undefined);
       if (!this.running) return;
-      this.log.warn({ err }, 'lost the webhook LISTEN connection; reconnecting');
+      this.report(err, 'lost the webhook LISTEN connection; reconnecting', {}, 'warn');
       this.scheduleReconnect();
     };
     client.on('error', reconnect);
-    client.on('end', () => reconnect(new Error('connection ended')));
+    client.on('end', () => reconnect(new Error('Connection terminated')));
     client.on('notification', () => this.wake());
     this.listener = client;
     try {
@@ -267,10 +274,16 @@ export class WebhookDispatcher {
       this.reconnectTimer = null;
       if (!this.running) return;
       this.listen().then(() => this.wake(), (err: unknown) => {
-        this.log.warn({ err }, 'reconnecting the webhook LISTEN connection failed');
+        this.report(err, 'reconnecting the webhook LISTEN connection failed', {}, 'warn');
         this.scheduleReconnect();
       });
     }, this.reconnectMs);
+  }
+
+  /** A failure: an unreachable database goes to the availability tracker (throttled), anything else to the log. */
+  private report(err: unknown, message: string, context: Record<string, unknown> = {}, level: 'warn' | 'error' = 'error'): void {
+    if (this.deps.availability && isDatabaseUnavailable(err)) this.deps.availability.failed(err, 'webhooks');
+    else this.log[level]({ err, ...context }, message);
   }
 
   /** Claims and starts due deliveries while there is room and due work, then arms the timer. */
@@ -328,7 +341,7 @@ export class WebhookDispatcher {
     const done = this.deliver(delivery)
       .catch((err: unknown) => {
         // The lease runs out and the delivery is claimed again.
-        this.log.error({ err, delivery: delivery.id }, 'recording a webhook attempt failed');
+        this.report(err, 'recording a webhook attempt failed', { delivery: delivery.id });
       })
       .finally(() => {
         this.leases.release(delivery);
