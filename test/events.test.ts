@@ -580,7 +580,8 @@ describe('events', () => {
       const doc = (await api(t, null, 'GET', '/v1/openapi.json')).json();
       for (const path of ['/v1/event-types', '/v1/events', '/v1/events/{id}']) assert.ok(doc.paths[path]?.get, path);
       const single = doc.paths['/v1/events/{id}'].get;
-      const schema = single.responses['200'].content['application/json'].schema;
+      const ref = (s: { $ref?: string }) => (s.$ref ? doc.components.schemas[s.$ref.split('/').pop()!] : s);
+      const schema = ref(single.responses['200'].content['application/json'].schema);
       assert.deepEqual(Object.keys(schema.properties), ['id', 'event', 'project_id', 'workspace_id', 'created_at', 'data']);
       assert.deepEqual(schema.properties.event.enum, EVENT_TYPE_NAMES);
       assert.equal(schema.properties.data.additionalProperties, true);

@@ -612,7 +612,9 @@ describe('projects', () => {
         assert.ok(op.summary);
       }
       const get = paths['/v1/projects/{id}']!.get!.responses['200'] as { content: Record<string, { schema: { properties: Record<string, unknown> } }> };
-      const props = Object.keys(get.content['application/json']!.schema.properties);
+      const schema = get.content['application/json']!.schema as { $ref?: string; properties: Record<string, unknown> };
+      const resolved = schema.$ref ? doc.components.schemas[schema.$ref.split('/').pop()!] : schema;
+      const props = Object.keys(resolved.properties);
       for (const field of ['id', 'name', 'description', 'status', 'address', 'coordinates', 'tags', 'cover_photo_id', 'cover_photo', 'member_ids', 'created_by', 'created_at', 'updated_at', 'archived_at']) {
         assert.ok(props.includes(field), field);
       }

@@ -47,8 +47,9 @@ describe('reports on S3', () => {
     assert.ok(downloaded.rawPayload.equals(bytes));
     const pdf = await parsePdf(bytes);
     assert.equal(pdf.pageCount, report.page_count);
-    assert.deepEqual(pdf.imagesPerPage, [0, 2, 1]);
-    assert.ok(pdf.pages[2]!.includes('S3 photo 2'), pdf.pages[2]);
+    // The cover (with the first photo as cover photo), then all three in the 2 × 2 grid: the new day starts a new row.
+    assert.deepEqual(pdf.imagesPerPage, [1, 3]);
+    assert.ok(pdf.pages[1]!.includes('S3 photo 2'), pdf.pages[1]);
 
     assert.equal((await api(t, ws.admin, 'DELETE', `/v1/reports/${report.id}`)).statusCode, 204);
     assert.equal((await fetch(report.url)).status, 404);

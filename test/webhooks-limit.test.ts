@@ -60,7 +60,8 @@ it('creations racing at 19 endpoints: exactly one gets the last place', async ()
 it('the OpenAPI document names the error on POST /v1/webhooks', async () => {
   const doc = (await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
   const post = doc.paths['/v1/webhooks'].post;
-  assert.match(post.responses['422'].description, /webhook_endpoint_limit_reached/);
+  const ref = (r: { $ref?: string; description?: string }) => (r.$ref ? doc.components.responses[r.$ref.split('/').pop()!] : r);
+  assert.match(ref(post.responses['422']).description, /webhook_endpoint_limit_reached/);
   assert.match(post.description, /JOBSITE_WEBHOOK_ENDPOINTS_PER_WORKSPACE/);
 });
 

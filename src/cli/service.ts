@@ -209,11 +209,14 @@ async function startUp(role: Role, config: Config, log: Logger, closing: () => b
       const url = listenUrl(app);
       const publicUrl = process.env.JOBSITE_PUBLIC_URL ? config.publicUrl : url;
       log.info(`Jobsite API on ${url} (reference: ${publicUrl}/docs)`);
-      // So that `jobsite workspace create` in another terminal shows this address, not its own PORT's.
-      started.address(await recordServerAddress(config.dataDir, publicUrl).catch((err: unknown) => {
-        log.warn({ err }, `could not record the API's address under ${config.dataDir}`);
-        return async () => undefined;
-      }));
+      // So that `jobsite workspace create` in another terminal shows this address, not its own PORT's
+      // (on one machine, with the embedded database; a server on DATABASE_URL leaves the data directory alone).
+      if (location.embedded) {
+        started.address(await recordServerAddress(config.dataDir, publicUrl).catch((err: unknown) => {
+          log.warn({ err }, `could not record the API's address under ${config.dataDir}`);
+          return async () => undefined;
+        }));
+      }
       const hint = await firstRunHint(handle.db, publicUrl).catch(() => null);
       if (hint) log.info(hint);
     }

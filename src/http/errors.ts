@@ -118,6 +118,7 @@ export const ERROR_CODES: Record<string, string> = {
   invalid_cover_photo: '422: `cover_photo_id` must name a processed photo of the same project.',
   assignee_not_found: '422: a task\'s `assignee_id` names no user of the workspace.',
   assignee_cannot_see_project: '422: a task\'s assignee is a restricted user who is not on the project\'s crew; add them to the crew first.',
+  webhook_endpoint_limit_reached: '422: the workspace has as many webhook endpoints as it may (`limit` says how many; the operator sets it with `JOBSITE_WEBHOOK_ENDPOINTS_PER_WORKSPACE`); delete one first.',
   photo_not_in_project: '422: a `photo_ids` entry is not a photo of the project (the task\'s, or the one a report is asked of); `detail` names it.',
   rate_limited: '429: too many requests for this key; see `Retry-After`.',
   application_rate_limited: '429: too many developer applications from your address; see `Retry-After`.',

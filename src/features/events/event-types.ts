@@ -10,7 +10,7 @@ export const EVENT_TYPES = {
   'project.archived': 'A project was archived. `data` is the project.',
   'project.restored': 'An archived project was restored. `data` is the project.',
   'project.deleted': 'A project was deleted, with its content. `data` is the project as it was.',
-  'photo.created': 'A photo was uploaded and processed (its variants exist). `data` is the photo, with `id` and `url`.',
+  'photo.created': 'A photo was uploaded and processed (its variants exist). `data` is the photo, with `id` and `url`; its `captured_at`, `captured_at_source` and `captured_at_time_zone` are as processing settled them.',
   'photo.updated': 'A photo\'s caption, time, coordinates, tags or annotations changed. `data` is the photo.',
   'photo.deleted': 'A photo was deleted. `data` is the photo as it was.',
   'video.created': 'A video was uploaded and processed. `data` is the video.',

@@ -33,13 +33,8 @@ export function webhookRoutes(app: App, webhooks: WebhooksService): void {
       description: `${adminOnly} Unknown event names and URLs that reach non-public addresses are refused (400 \`validation_failed\`, \`url_not_allowed\`). ` +
         'A workspace has at most 20 endpoints (the operator may change it: `JOBSITE_WEBHOOK_ENDPOINTS_PER_WORKSPACE`); one more is refused with 422 `webhook_endpoint_limit_reached`.',
       body: WebhookCreate,
-      response: {
-        201: WebhookWithSecret,
-        422: {
-          description: 'Problem (RFC 9457): `webhook_endpoint_limit_reached` (the workspace has its most endpoints; `limit` says how many), or an `Idempotency-Key` reused with another body',
-          content: { 'application/problem+json': { schema: { $ref: 'Problem#' } } },
-        },
-      },
+      // 422 `webhook_endpoint_limit_reached`: documented with the other 422 codes (http/openapi-errors.ts).
+      response: { 201: WebhookWithSecret },
     },
   }, async (req, reply) => {
     const webhook = await webhooks.create(req.actor, req.body);
