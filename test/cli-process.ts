@@ -8,6 +8,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isProcessAlive } from '../src/cli/server-address.ts';
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -147,14 +148,7 @@ export async function tempDataDir(): Promise<string> {
   return dir;
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+const alive = isProcessAlive;
 
 /** The pid of the embedded PostgreSQL of `dataDir` when one is running, else null. */
 export async function postgresPid(dataDir: string): Promise<number | null> {

@@ -17,7 +17,8 @@ export interface ServerAddress {
 const dirOf = (dataDir: string) => path.join(dataDir, 'run');
 const fileOf = (dataDir: string, pid: number) => path.join(dirOf(dataDir), `api-${pid}.json`);
 
-function alive(pid: number): boolean {
+/** Whether `pid` is a live process (EPERM: alive, but another user's). */
+export function isProcessAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -44,7 +45,7 @@ export async function runningServer(dataDir: string): Promise<ServerAddress | nu
     if (!/^api-\d+\.json$/.test(name)) continue;
     const file = path.join(dirOf(dataDir), name);
     const address = await fs.readFile(file, 'utf8').then((s) => JSON.parse(s) as ServerAddress, () => null);
-    if (address && typeof address.pid === 'number' && alive(address.pid)) found.push(address);
+    if (address && typeof address.pid === 'number' && isProcessAlive(address.pid)) found.push(address);
     else await fs.rm(file, { force: true }).catch(() => undefined);
   }
   return found.sort((a, b) => b.startedAt.localeCompare(a.startedAt))[0] ?? null;
