@@ -2,7 +2,7 @@ import type { TaskList } from 'graphile-worker';
 import { purgeExpiredEvents } from '../features/events/events.service.ts';
 import { IDEMPOTENCY_TTL_HOURS } from '../http/idempotency.ts';
 import { BlobGarbage } from '../storage/garbage.ts';
-import type { JobDeps } from './queue.ts';
+import type { JobDeps } from './job-deps.ts';
 
 /**
  * Housekeeping: hourly, forget idempotency records past their 24 h and old rate-limit windows;

@@ -7,12 +7,11 @@ import type { Availability } from '../db/availability.ts';
 import { connectionLimits, guardConnections, type Db } from '../db/database.ts';
 import { isDatabaseUnavailable } from '../db/unavailable.ts';
 import { isStorageUnavailable } from '../storage/unavailable.ts';
-import type { EventLog } from '../features/events/events.log.ts';
 import { lostPhotoJobs, PHOTO_CRONTAB, photoTasks } from '../features/photos/photos.jobs.ts';
 import { lostReportJobs, reportTasks } from '../features/reports/reports.jobs.ts';
 import { lostVideoJobs, videoTasks } from '../features/videos/videos.jobs.ts';
-import type { BlobStore } from '../storage/blob-store.ts';
 import { cleanupTasks, CLEANUP_CRONTAB } from './cleanup.ts';
+import type { JobDeps } from './job-deps.ts';
 import { REQUEUE_CRONTAB, requeueTasks } from './requeue.ts';
 
 /**
@@ -20,13 +19,7 @@ import { REQUEUE_CRONTAB, requeueTasks } from './requeue.ts';
  * the change that caused them, picked up within milliseconds through LISTEN/NOTIFY, and shared
  * between any number of worker processes with SKIP LOCKED.
  */
-export interface JobDeps {
-  db: Db;
-  blobs: BlobStore;
-  config: Config;
-  events: EventLog;
-  log?: PinoLogger;
-}
+export type { JobDeps } from './job-deps.ts';
 
 /** Installs or upgrades the queue's own schema (graphile_worker); safe to run from many processes. */
 export async function migrateQueue(connectionString: string): Promise<void> {

@@ -3,7 +3,7 @@ import type { JobHelpers, TaskList } from 'graphile-worker';
 import type { Updateable } from 'kysely';
 import type { PhotosTable, StoredVariant } from '../../db/schema.ts';
 import { enqueue } from '../../jobs/enqueue.ts';
-import type { JobDeps } from '../../jobs/queue.ts';
+import type { JobDeps } from '../../jobs/job-deps.ts';
 import type { LostWork } from '../../jobs/requeue.ts';
 import type { BlobStore } from '../../storage/blob-store.ts';
 import { variantKey } from '../../storage/keys.ts';

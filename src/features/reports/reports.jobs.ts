@@ -1,7 +1,7 @@
 import type { JobHelpers, TaskList } from 'graphile-worker';
 import sharp from 'sharp';
 import { enqueue } from '../../jobs/enqueue.ts';
-import type { JobDeps } from '../../jobs/queue.ts';
+import type { JobDeps } from '../../jobs/job-deps.ts';
 import type { LostWork } from '../../jobs/requeue.ts';
 import type { BlobStore } from '../../storage/blob-store.ts';
 import { timeZoneAt } from '../../time-zones.ts';

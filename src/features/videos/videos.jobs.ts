@@ -9,7 +9,7 @@ import type { Updateable } from 'kysely';
 import sharp from 'sharp';
 import type { VideosTable } from '../../db/schema.ts';
 import { enqueue } from '../../jobs/enqueue.ts';
-import type { JobDeps } from '../../jobs/queue.ts';
+import type { JobDeps } from '../../jobs/job-deps.ts';
 import type { LostWork } from '../../jobs/requeue.ts';
 import { variantKey } from '../../storage/keys.ts';
 import { EVENT_URL_TTL_SECONDS } from '../photos/photos.service.ts';
