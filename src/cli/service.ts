@@ -107,6 +107,7 @@ export async function runService(role: Role, config: Config): Promise<void> {
     const cutoff = new AbortController();
     const cutoffTimer = setTimeout(() => cutoff.abort(), cutoffMs);
     await starting;
+    for (const tracker of trackers) tracker.stop();
     await Promise.all([
       app && closeApi(app, cutoff.signal, log),
       dispatcher?.stop(cutoff.signal).catch((err: unknown) => log.error({ err }, 'stopping the webhook dispatcher failed')),
@@ -115,7 +116,6 @@ export async function runService(role: Role, config: Config): Promise<void> {
     clearTimeout(cutoffTimer);
     await forgetAddress?.().catch(() => undefined);
     await workerBlobs?.close().catch((err: unknown) => log.error({ err }, 'closing the worker\'s blob store failed'));
-    for (const tracker of trackers) tracker.stop();
     // Work abandoned at the cutoff may still hold a connection: the pools get a moment, not the reserve.
     const pools = Promise.all([jobsHandle, handle].map((h) => h?.close().catch(() => undefined)));
     if (!(await settlesWithin(pools, POOL_CLOSE_MS))) {

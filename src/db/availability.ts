@@ -54,13 +54,15 @@ export class Availability {
     const error = describe(err);
     if (!this.down) {
       this.down = { since: now, failures: 1, lastLogged: now, suppressed: 0, error };
+      // A process shutting down stops its own database (embedded) last: what fails then is not news.
+      if (this.stopped) return;
       this.log.warn({ dependency: this.name, source, error }, `${this.name} unreachable; answering 503 and retrying until it is back`);
       this.scheduleProbe(0);
       return;
     }
     this.down.failures++;
     this.down.error = error;
-    if (now - this.down.lastLogged >= this.quietMs) {
+    if (!this.stopped && now - this.down.lastLogged >= this.quietMs) {
       this.log.warn({ dependency: this.name, source, error, failures: this.down.failures, down_s: Math.round((now - this.down.since) / 1000) },
         `${this.name} still unreachable`);
       this.down.lastLogged = now;
@@ -90,6 +92,7 @@ export class Availability {
     }
   }
 
+  /** The process is shutting down: no more probes, and no more outage lines. */
   stop(): void {
     this.stopped = true;
     if (this.probeTimer) clearTimeout(this.probeTimer);
