@@ -8,9 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { firstScreenScripts, FIRST_SCREEN_JS_BUDGET } from '../scripts/web-size.ts';
 import { startTestApp, type TestContext } from './helpers.ts';
-import { chromiumPath, ensureWebBuilt, launchChromium, NO_CHROMIUM, screenshotPath, seriousAxeViolations, VIEWPORTS } from './web-browser.ts';
-
-ensureWebBuilt();
+import { chromiumPath, launchChromium, NO_CHROMIUM, screenshotPath, seriousAxeViolations, VIEWPORTS } from './web-browser.ts';
 
 let t: TestContext;
 let origin: string;

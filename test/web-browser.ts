@@ -1,35 +1,27 @@
 /**
- * What the web tests share: the built app (built here when web/dist is missing), a real Chromium
+ * What the web tests share: a real Chromium
  * (Debian's `chromium`, driven by playwright-core; none → a skip that says so), the two screen
  * sizes, and axe-core run inside the page.
  */
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { WEB_DIST_DIR } from '../src/http/web-app.ts';
 
 export const VIEWPORTS = {
   desktop: { width: 1280, height: 800 },
   phone: { width: 390, height: 844 },
 } as const;
 
-const CANDIDATES = [process.env.JOBSITE_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
+/** JOBSITE_CHROMIUM, when set, is the only one tried. */
+const CANDIDATES = process.env.JOBSITE_CHROMIUM ? [process.env.JOBSITE_CHROMIUM] : ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
 
 /** The Chromium binary, or null (the tests then skip with NO_CHROMIUM). */
 export function chromiumPath(): string | null {
-  return CANDIDATES.find((p): p is string => !!p && fs.existsSync(p)) ?? null;
+  return CANDIDATES.find((p) => fs.existsSync(p)) ?? null;
 }
 
 export const NO_CHROMIUM = 'no Chromium found (install Debian\'s: apt-get install -y chromium; or set JOBSITE_CHROMIUM)';
-
-/** `npm run build:web` when web/dist has no build (npm install makes one; a fresh clone without it may not). */
-export function ensureWebBuilt(): void {
-  if (fs.existsSync(path.join(WEB_DIST_DIR, 'index.html'))) return;
-  execFileSync(process.execPath, [createRequire(import.meta.url).resolve('vite/bin/vite.js'), 'build', '--config', 'web/vite.config.ts', '--logLevel', 'warn'],
-    { stdio: 'inherit' });
-}
 
 export async function launchChromium(): Promise<Browser> {
   return chromium.launch({

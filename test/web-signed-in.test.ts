@@ -13,9 +13,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { jpegWithExif } from './fixtures/images.ts';
 import { newWorkspace, startTestApp, type TestContext, type TestWorkspace } from './helpers.ts';
 import { multipart } from './multipart.ts';
-import { chromiumPath, ensureWebBuilt, launchChromium, NO_CHROMIUM, screenshotPath, seriousAxeViolations, VIEWPORTS } from './web-browser.ts';
-
-ensureWebBuilt();
+import { chromiumPath, launchChromium, NO_CHROMIUM, screenshotPath, seriousAxeViolations, VIEWPORTS } from './web-browser.ts';
 
 /** A free port, so that the app's public URL (and so its signed thumbnail URLs) is the address the browser uses. */
 async function freePort(): Promise<number> {
