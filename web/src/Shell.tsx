@@ -1,11 +1,13 @@
 import { useState, type ReactNode } from 'react';
-import { Link } from 'wouter';
+import { Link, useLocation } from 'wouter';
 import { api, displayName, type Session } from './api.ts';
 import { ErrorMessage } from './ErrorMessage.tsx';
 
 /** The signed-in frame: a skip link, the header (who, sign out), the navigation and the page. */
 export function Shell({ session, onSignedOut, children }: { session: Session; onSignedOut(): void; children: ReactNode }) {
   const [error, setError] = useState<unknown>(null);
+  const [location] = useLocation();
+  const inProjects = location === '/' || location.startsWith('/projects');
 
   async function signOut() {
     setError(null);
@@ -24,7 +26,7 @@ export function Shell({ session, onSignedOut, children }: { session: Session; on
         <Link href="/" className="brand">Jobsite</Link>
         <nav aria-label="Main">
           <ul>
-            <li><Link href="/projects">Projects</Link></li>
+            <li><Link href="/projects" aria-current={inProjects ? 'page' : undefined}>Projects</Link></li>
           </ul>
         </nav>
         <div className="who">
