@@ -136,13 +136,14 @@ describe('the signed-in web app in Chromium', { skip: SKIP }, () => {
     assert.equal(await items.count(), 34);
     assert.equal(await list.getByRole('link', { name: /Old Depot/ }).count(), 0);
 
-    await page.getByLabel('Search projects').fill('harbour');
-    await page.getByRole('link', { name: /Harbour Bridge Retrofit/ }).waitFor();
-    await page.waitForFunction(() => document.querySelectorAll('[aria-label="Projects"] > li').length === 1);
-    await page.getByLabel('Search projects').fill('');
     await page.getByLabel('Status').selectOption({ label: 'Archived' });
     await list.getByRole('link', { name: /Old Depot/ }).waitFor();
+    assert.equal(await items.count(), 1);
     await page.getByLabel('Status').selectOption({ label: 'Active' });
+    await page.getByLabel('Search projects').fill('harbour');
+    await page.waitForFunction(() => document.querySelectorAll('[aria-label="Projects"] > li').length === 1);
+    assert.match(await items.innerText(), /Harbour Bridge Retrofit/);
+    assert.match(page.url(), /\/projects\?q=harbour$/, 'the search is in the address');
 
     await page.getByRole('link', { name: /Harbour Bridge Retrofit/ }).click();
     await page.getByRole('heading', { name: 'Harbour Bridge Retrofit', level: 1 }).waitFor();
@@ -156,6 +157,12 @@ describe('the signed-in web app in Chromium', { skip: SKIP }, () => {
     await page.waitForFunction(() => [...document.images].every((i) => i.complete && i.naturalWidth > 0));
     assert.deepEqual(await seriousAxeViolations(page), []);
     await page.screenshot({ path: screenshotPath('web-project-desktop') });
+
+    // Back to the list: the search is still there.
+    await page.goBack();
+    await page.getByRole('link', { name: /Harbour Bridge Retrofit/ }).waitFor();
+    assert.equal(await page.getByLabel('Search projects').inputValue(), 'harbour');
+    assert.equal(await items.count(), 1);
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in to Jobsite' }).waitFor();

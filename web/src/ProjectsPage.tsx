@@ -1,15 +1,30 @@
-import { useDeferredValue, useId, useState } from 'react';
-import { Link } from 'wouter';
+import { useDeferredValue, useId } from 'react';
+import { Link, useLocation, useSearch } from 'wouter';
 import { api, formatAddress, type Project } from './api.ts';
 import { ErrorMessage } from './ErrorMessage.tsx';
 import { usePages, useWhenVisible } from './usePages.ts';
 
 type Status = 'active' | 'archived' | 'all';
+const STATUSES: readonly string[] = ['active', 'archived', 'all'];
 
-/** The projects: a search, a status filter, and more as you scroll (or press "Load more"). */
+/**
+ * The projects: a search, a status filter, and more as you scroll (or press "Load more"). The
+ * search and filter live in the address (`/projects?q=…&status=…`): back from a project finds them.
+ */
 export function ProjectsPage() {
-  const [q, setQ] = useState('');
-  const [status, setStatus] = useState<Status>('active');
+  const [, navigate] = useLocation();
+  const params = new URLSearchParams(useSearch());
+  const q = params.get('q') ?? '';
+  const status = (STATUSES.includes(params.get('status') ?? '') ? params.get('status') : 'active') as Status;
+  const update = (next: { q?: string; status?: Status }) => {
+    const p = new URLSearchParams();
+    const nq = next.q ?? q;
+    const ns = next.status ?? status;
+    if (nq) p.set('q', nq);
+    if (ns !== 'active') p.set('status', ns);
+    const search = p.toString();
+    navigate(search ? `/projects?${search}` : '/projects', { replace: true });
+  };
   const query = useDeferredValue(q.trim());
   const searchId = useId();
   const statusId = useId();
@@ -24,11 +39,11 @@ export function ProjectsPage() {
       <form className="filters" role="search" onSubmit={(e) => e.preventDefault()}>
         <div>
           <label htmlFor={searchId}>Search projects</label>
-          <input id={searchId} type="search" value={q} placeholder="Name or address" onChange={(e) => setQ(e.target.value)} />
+          <input id={searchId} type="search" value={q} placeholder="Name or address" onChange={(e) => update({ q: e.target.value })} />
         </div>
         <div>
           <label htmlFor={statusId}>Status</label>
-          <select id={statusId} value={status} onChange={(e) => setStatus(e.target.value as Status)}>
+          <select id={statusId} value={status} onChange={(e) => update({ status: e.target.value as Status })}>
             <option value="active">Active</option>
             <option value="archived">Archived</option>
             <option value="all">All</option>
