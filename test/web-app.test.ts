@@ -37,6 +37,10 @@ describe('serving the web app', () => {
       const res = await fetch(`${origin}${path}`);
       assertAppPage(res, await res.text());
     }
+    const head = await fetch(`${origin}/reset/other-token`, { method: 'HEAD' });
+    assert.equal(head.status, 200);
+    assert.equal(head.headers.get('cache-control'), 'no-cache');
+    assert.match(head.headers.get('content-type') ?? '', /^text\/html/);
   });
 
   it('serves the hashed assets as immutable, and a missing asset is a 404, not the page', async () => {
