@@ -17,6 +17,7 @@ import { registerPageLinks } from './http/pagination.ts';
 import { RateLimiter, registerRateLimit } from './http/rate-limit.ts';
 import type { App } from './http/types.ts';
 import { registerValidation } from './http/validation.ts';
+import { registerWebApp, type WebApp } from './http/web-app.ts';
 import { decodeUtf8, unsafeTextError } from './http/text-input.ts';
 import { answerClientError } from './http/client-error.ts';
 import { ProjectsService } from './features/projects/projects.service.ts';
@@ -141,7 +142,9 @@ export async function buildApp({ config, db, logger, loggerInstance, blobs: give
   app.decorate('blobs', blobs);
   const storage = new Availability({ name: 'blob store', log: app.log, probe: storeProbe(blobs) });
   app.addHook('onClose', async () => storage.stop());
-  registerErrorHandling(app, { database, storage });
+  // Unknown GET paths outside /v1 are the web app's client routes (index.html), once it is registered below.
+  let web: WebApp | undefined;
+  registerErrorHandling(app, { database, storage }, (req, reply) => web?.fallback(req, reply) ?? false);
   // While the database is known to be down, API calls answer 503 at once instead of each waiting
   // for a connection to fail (a host that does not answer costs the connect timeout every time).
   app.addHook('onRequest', async (req) => {
@@ -166,6 +169,8 @@ export async function buildApp({ config, db, logger, loggerInstance, blobs: give
     throw new ApiError(503, 'service_unavailable', 'Service unavailable', 'The database is not reachable.', {},
       { 'retry-after': String(OUTAGE_RETRY_AFTER_SECONDS) });
   });
+
+  web = await registerWebApp(app, config);
 
   const eventLog = new EventLog();
   const workspaces = new WorkspacesService(db, eventLog);

@@ -102,7 +102,7 @@ describe('errors are problem+json', () => {
   it('answers an unknown route with 404 route_not_found, with or without a key', async () => {
     assertProblem(await api(t, ws.admin, 'GET', '/v1/nothing-here'), 404, 'route_not_found');
     assertProblem(await api(t, null, 'GET', '/v1/nothing-here'), 404, 'route_not_found');
-    assertProblem(await api(t, null, 'GET', '/'), 404, 'route_not_found');
+    assertProblem(await api(t, null, 'DELETE', '/nothing-here'), 404, 'route_not_found');
     assertProblem(await api(t, ws.admin, 'GET', '/v1/users/usr_1/nothing'), 404, 'route_not_found');
   });
 

@@ -15,6 +15,7 @@ import pg from 'pg';
 import { startEmbeddedPostgres } from '../src/db/embedded.ts';
 import { migrateAll } from '../src/runtime.ts';
 import { databaseUrl } from './db-url.ts';
+import { ensureWebBuilt } from './web-build.ts';
 
 async function testFiles(args: string[]): Promise<string[]> {
   if (args.length) return args;
@@ -23,6 +24,8 @@ async function testFiles(args: string[]): Promise<string[]> {
 }
 
 const files = await testFiles(process.argv.slice(2));
+// The web tests serve web/dist: built once here (npm install does it too), not by each test process at once.
+if (files.some((f) => path.basename(f).startsWith('web-'))) ensureWebBuilt();
 let serverUrl: string;
 let cleanup = async () => undefined as void;
 if (process.env.DATABASE_URL) {

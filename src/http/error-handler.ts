@@ -88,7 +88,10 @@ export interface OutageReporters {
   storage?: Availability;
 }
 
-export function registerErrorHandling(app: FastifyInstance, outages: OutageReporters = {}): void {
+/** Answers a request no route matched before the 404 does (the web app's client routes); false to pass. */
+export type PageFallback = (req: FastifyRequest, reply: FastifyReply) => boolean;
+
+export function registerErrorHandling(app: FastifyInstance, outages: OutageReporters = {}, pageFallback?: PageFallback): void {
   // A shadow router of every declared route, to tell "no such path" (404) from "wrong method" (405).
   // Same matching options as the app's router, so both agree on which paths exist.
   const { routerOptions } = app.initialConfig as { routerOptions?: { ignoreTrailingSlash?: boolean; maxParamLength?: number } };
@@ -112,6 +115,7 @@ export function registerErrorHandling(app: FastifyInstance, outages: OutageRepor
   });
 
   app.setNotFoundHandler((req, reply) => {
+    if (pageFallback?.(req, reply)) return reply;
     const path = req.url.split('?')[0]!;
     const allowed = METHODS.filter((m) => m !== req.method && shadow.find(m, path));
     if (allowed.length) {

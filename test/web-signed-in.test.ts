@@ -1,0 +1,202 @@
+/**
+ * The signed-in web app in Chromium (issue 14): sign in → the projects list (search, status,
+ * load more) → a project's page with its photos by day → sign out, on a desktop and a phone.
+ *
+ * RUNS ONLY WITH THE SIGN-IN API: when the OpenAPI document has no POST /v1/sessions, every test
+ * here skips with "sign-in API not merged yet". The password is set through the invitation that
+ * POST /v1/users returns (see setPassword below: adjust it there if that route is named otherwise).
+ */
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { jpegWithExif } from './fixtures/images.ts';
+import { newWorkspace, startTestApp, type TestContext, type TestWorkspace } from './helpers.ts';
+import { multipart } from './multipart.ts';
+import { chromiumPath, launchChromium, NO_CHROMIUM, screenshotPath, seriousAxeViolations, VIEWPORTS } from './web-browser.ts';
+
+/** A free port, so that the app's public URL (and so its signed thumbnail URLs) is the address the browser uses. */
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+const port = await freePort();
+const origin = `http://127.0.0.1:${port}`;
+const t: TestContext = await startTestApp({ JOBSITE_PUBLIC_URL: origin });
+await t.app.listen({ port, host: '127.0.0.1' });
+const spec = await (await fetch(`${origin}/v1/openapi.json`)).json() as { paths: Record<string, Record<string, unknown>> };
+const SKIP = !spec.paths['/v1/sessions']?.post ? 'sign-in API not merged yet' : !chromiumPath() ? NO_CHROMIUM : false;
+after(async () => t.close());
+
+const PASSWORD = 'correct horse battery staple';
+
+async function call(key: string, method: string, path: string, body?: unknown) {
+  const res = await fetch(`${origin}${path}`, {
+    method, headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = res.status === 204 ? null : await res.json() as Record<string, any>;
+  assert.ok(res.ok, `${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+  return json!;
+}
+
+/** A user with a password: invited by the admin (POST /v1/users → invite_url), the invitation accepted with a password. */
+async function setPassword(ws: TestWorkspace, email: string): Promise<void> {
+  const user = await call(ws.admin.key, 'POST', '/v1/users', { email, first_name: 'Rosa', last_name: 'Crew', role: 'standard' });
+  assert.ok(typeof user.invite_url === 'string', `POST /v1/users returns invite_url: ${JSON.stringify(user)}`);
+  const token = decodeURIComponent(new URL(user.invite_url).pathname.split('/').pop()!);
+  const accept = Object.keys(spec.paths).find((p) => /invit/.test(p) && /\{token\}/.test(p) && spec.paths[p]!.post)
+    ?? '/v1/password-resets/{token}';
+  const res = await fetch(`${origin}${accept.replace('{token}', encodeURIComponent(token))}`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ password: PASSWORD }),
+  });
+  assert.ok(res.ok, `POST ${accept}: ${res.status} ${await res.text()}`);
+}
+
+/** The session cookie from POST /v1/sessions, put into the browser's context as the API set it. */
+async function signInByApi(context: BrowserContext, email: string): Promise<void> {
+  const res = await fetch(`${origin}/v1/sessions`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: PASSWORD }),
+  });
+  assert.equal(res.status, 201, await res.clone().text());
+  const cookie = res.headers.getSetCookie().find((c) => c.startsWith('jobsite_session='));
+  assert.ok(cookie, 'POST /v1/sessions sets the jobsite_session cookie');
+  const value = cookie.split(';')[0]!.slice('jobsite_session='.length);
+  await context.addCookies([{ name: 'jobsite_session', value, url: origin, httpOnly: true, sameSite: 'Lax' }]);
+}
+
+async function uploadPhoto(key: string, projectId: string, capturedAt: string, caption: string) {
+  const { payload, headers } = multipart({ captured_at: capturedAt, caption }, { data: await jpegWithExif() });
+  const res = await t.app.inject({ method: 'POST', url: `/v1/projects/${projectId}/photos`, payload, headers: { ...headers, authorization: `Bearer ${key}` } });
+  assert.equal(res.statusCode, 201, res.body);
+}
+
+describe('the signed-in web app in Chromium', { skip: SKIP }, () => {
+  let browser: Browser;
+  let ws: TestWorkspace;
+  const email = `rosa-${Date.now()}@example.test`;
+  let harbour: { id: string };
+
+  before(async () => {
+    ws = await newWorkspace(t);
+    await setPassword(ws, email);
+    // 34 active projects (more than the first page of 30) and one archived; the user is a standard
+    // member, so the admin puts them on every project's crew.
+    const user = (await call(ws.admin.key, 'GET', `/v1/users?limit=100`)).data.find((u: { email: string }) => u.email === email);
+    for (let i = 1; i <= 33; i++) {
+      const p = await call(ws.admin.key, 'POST', '/v1/projects', { name: `Site ${String(i).padStart(2, '0')}`, address: { city: 'Springfield' } });
+      await call(ws.admin.key, 'PUT', `/v1/projects/${p.id}/members/${user.id}`);
+    }
+    harbour = await call(ws.admin.key, 'POST', '/v1/projects', {
+      name: 'Harbour Bridge Retrofit', address: { street_address_1: '1 Quay Street', city: 'Auckland', country: 'NZ' },
+    }) as { id: string };
+    await call(ws.admin.key, 'PUT', `/v1/projects/${harbour.id}/members/${user.id}`);
+    const old = await call(ws.admin.key, 'POST', '/v1/projects', { name: 'Old Depot' });
+    await call(ws.admin.key, 'PUT', `/v1/projects/${old.id}/members/${user.id}`);
+    await call(ws.admin.key, 'POST', `/v1/projects/${old.id}/archive`);
+    await uploadPhoto(ws.admin.key, harbour.id, '2026-03-02T14:00:00Z', 'Deck poured');
+    await uploadPhoto(ws.admin.key, harbour.id, '2026-03-02T09:00:00Z', 'Formwork');
+    await uploadPhoto(ws.admin.key, harbour.id, '2026-03-01T12:00:00Z', 'Site cleared');
+    await t.runJobs();
+    browser = await launchChromium();
+  });
+  after(async () => browser?.close());
+
+  async function newPage(viewport: { width: number; height: number }): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
+    const context = await browser.newContext({ viewport, locale: 'en-US', timezoneId: 'UTC' });
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (err) => errors.push(err.message));
+    return { context, page, errors };
+  }
+
+  it('on a desktop: signs in with the form, searches, filters, loads more, opens a project, signs out', async () => {
+    const { context, page, errors } = await newPage(VIEWPORTS.desktop);
+    await page.goto(`${origin}/`);
+    await page.getByLabel('E-mail').fill(email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+
+    await page.getByRole('heading', { name: 'Projects', level: 1 }).waitFor();
+    assert.ok(await page.getByRole('banner').getByText('Rosa Crew').isVisible(), 'the header names the user');
+    assert.ok(await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Projects' }).isVisible());
+    const list = page.getByRole('list', { name: 'Projects' });
+    const items = list.getByRole('listitem');
+    await items.nth(29).waitFor();
+    assert.deepEqual(await seriousAxeViolations(page), []);
+    await page.screenshot({ path: screenshotPath('web-projects-desktop') });
+
+    // More on scrolling to the end (or "Load more"): all 34 active projects, the archived one not among them.
+    await page.keyboard.press('End');
+    await items.nth(33).waitFor();
+    assert.equal(await items.count(), 34);
+    assert.equal(await list.getByRole('link', { name: /Old Depot/ }).count(), 0);
+
+    await page.getByLabel('Status').selectOption({ label: 'Archived' });
+    await list.getByRole('link', { name: /Old Depot/ }).waitFor();
+    assert.equal(await items.count(), 1);
+    await page.getByLabel('Status').selectOption({ label: 'Active' });
+    await page.getByLabel('Search projects').fill('harbour');
+    await page.waitForFunction(() => document.querySelectorAll('[aria-label="Projects"] > li').length === 1);
+    assert.match(await items.innerText(), /Harbour Bridge Retrofit/);
+    assert.match(page.url(), /\/projects\?q=harbour$/, 'the search is in the address');
+
+    await page.getByRole('link', { name: /Harbour Bridge Retrofit/ }).click();
+    await page.getByRole('heading', { name: 'Harbour Bridge Retrofit', level: 1 }).waitFor();
+    assert.match(page.url(), new RegExp(`/projects/${harbour.id}$`));
+    assert.ok(await page.getByText('1 Quay Street, Auckland, NZ').isVisible());
+    // The timeline: newest day first, each day's photos newest first, thumbnails loaded.
+    const days = page.getByRole('region', { name: /2026/ });
+    await days.nth(1).waitFor();
+    assert.deepEqual(await page.getByRole('heading', { level: 3 }).allInnerTexts(), ['Monday, March 2, 2026', 'Sunday, March 1, 2026']);
+    assert.deepEqual(await days.nth(0).getByRole('img').evaluateAll((imgs) => imgs.map((i) => (i as HTMLImageElement).alt)), ['Deck poured', 'Formwork']);
+    await page.waitForFunction(() => [...document.images].every((i) => i.complete && i.naturalWidth > 0));
+    assert.deepEqual(await seriousAxeViolations(page), []);
+    await page.screenshot({ path: screenshotPath('web-project-desktop') });
+
+    // Back to the list: the search is still there.
+    await page.goBack();
+    await page.getByRole('link', { name: /Harbour Bridge Retrofit/ }).waitFor();
+    assert.equal(await page.getByLabel('Search projects').inputValue(), 'harbour');
+    assert.equal(await items.count(), 1);
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in to Jobsite' }).waitFor();
+    const current = await page.evaluate(async () => (await fetch('/v1/sessions/current', { credentials: 'same-origin' })).status);
+    assert.equal(current, 401, 'signed out for the server too');
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  it('on a phone: a session from POST /v1/sessions opens a project\'s page directly', async () => {
+    const { context, page, errors } = await newPage(VIEWPORTS.phone);
+    await signInByApi(context, email);
+    await page.goto(`${origin}/projects`);
+    await page.getByRole('list', { name: 'Projects' }).getByRole('listitem').nth(9).waitFor();
+    await page.screenshot({ path: screenshotPath('web-projects-phone') });
+    await page.goto(`${origin}/projects/${harbour.id}`);
+    await page.getByRole('heading', { name: 'Harbour Bridge Retrofit', level: 1 }).waitFor();
+    await page.getByRole('img', { name: 'Site cleared' }).waitFor();
+    await page.waitForFunction(() => [...document.images].every((i) => i.complete && i.naturalWidth > 0));
+    // Nothing wider than the phone: no sideways scrolling.
+    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth));
+    assert.deepEqual(await seriousAxeViolations(page), []);
+    await page.screenshot({ path: screenshotPath('web-project-phone') });
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  it('shows an unknown project in words', async () => {
+    const { context, page } = await newPage(VIEWPORTS.phone);
+    await signInByApi(context, email);
+    await page.goto(`${origin}/projects/prj_00000000000000000000000000`);
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    assert.match(await alert.innerText(), /not found/i);
+    await context.close();
+  });
+});

@@ -1,0 +1,70 @@
+import { useCallback, useEffect, useState } from 'react';
+import { Route, Switch } from 'wouter';
+import { api, ApiProblem, setCsrfToken, type Session } from './api.ts';
+import { ErrorMessage } from './ErrorMessage.tsx';
+import { ProjectPage } from './ProjectPage.tsx';
+import { ProjectsPage } from './ProjectsPage.tsx';
+import { Shell } from './Shell.tsx';
+import { SignIn } from './SignIn.tsx';
+
+type State =
+  | { kind: 'loading' }
+  | { kind: 'signed-out' }
+  | { kind: 'signed-in'; session: Session }
+  | { kind: 'error'; error: unknown };
+
+/** Asks the API who is signed in (the cookie decides), then shows the sign-in screen or the app. */
+export function App() {
+  const [state, setState] = useState<State>({ kind: 'loading' });
+
+  const load = useCallback(() => {
+    setState({ kind: 'loading' });
+    api.currentSession().then(
+      (session) => {
+        setCsrfToken(session.csrf_token);
+        setState({ kind: 'signed-in', session });
+      },
+      // 401: no session. 404: a server without the sign-in API yet: show the sign-in screen all the same.
+      (error) => setState(error instanceof ApiProblem && (error.status === 401 || error.status === 404) ? { kind: 'signed-out' } : { kind: 'error', error }),
+    );
+  }, []);
+  useEffect(load, [load]);
+
+  const signedIn = useCallback((session: Session) => {
+    setCsrfToken(session.csrf_token);
+    setState({ kind: 'signed-in', session });
+  }, []);
+  const signedOut = useCallback(() => {
+    setCsrfToken(null);
+    setState({ kind: 'signed-out' });
+  }, []);
+
+  switch (state.kind) {
+    case 'loading':
+      return <p className="centered" role="status">Loading…</p>;
+    case 'error':
+      return (
+        <main className="centered">
+          <h1>Jobsite</h1>
+          <ErrorMessage error={state.error} />
+          <button type="button" onClick={load}>Try again</button>
+        </main>
+      );
+    case 'signed-out':
+      return <SignIn onSignedIn={signedIn} />;
+    case 'signed-in':
+      return (
+        <Shell session={state.session} onSignedOut={signedOut}>
+          <Switch>
+            <Route path="/projects/:id">{(params) => <ProjectPage id={params.id} />}</Route>
+            <Route path="/projects"><ProjectsPage /></Route>
+            <Route path="/"><ProjectsPage /></Route>
+            <Route>
+              <h1>Page not found</h1>
+              <p>There is nothing at this address. <a href="/">Go to the projects</a>.</p>
+            </Route>
+          </Switch>
+        </Shell>
+      );
+  }
+}

@@ -1,0 +1,41 @@
+import { useState, type ReactNode } from 'react';
+import { Link, useLocation } from 'wouter';
+import { api, displayName, type Session } from './api.ts';
+import { ErrorMessage } from './ErrorMessage.tsx';
+
+/** The signed-in frame: a skip link, the header (who, sign out), the navigation and the page. */
+export function Shell({ session, onSignedOut, children }: { session: Session; onSignedOut(): void; children: ReactNode }) {
+  const [error, setError] = useState<unknown>(null);
+  const [location] = useLocation();
+  const inProjects = location === '/' || location.startsWith('/projects');
+
+  async function signOut() {
+    setError(null);
+    try {
+      await api.signOut();
+      onSignedOut();
+    } catch (err) {
+      setError(err);
+    }
+  }
+
+  return (
+    <>
+      <a className="skip-link" href="#main">Skip to content</a>
+      <header className="app-header">
+        <Link href="/" className="brand">Jobsite</Link>
+        <nav aria-label="Main">
+          <ul>
+            <li><Link href="/projects" aria-current={inProjects ? 'page' : undefined}>Projects</Link></li>
+          </ul>
+        </nav>
+        <div className="who">
+          <span>{displayName(session.user)}</span>
+          <button type="button" onClick={signOut}>Sign out</button>
+        </div>
+      </header>
+      {error ? <ErrorMessage error={error} /> : null}
+      <main id="main" tabIndex={-1}>{children}</main>
+    </>
+  );
+}

@@ -1,0 +1,136 @@
+/**
+ * The web app's only way to the server: the public /v1 API with the session cookie
+ * (`credentials: 'same-origin'`), the CSRF token on every state-changing request, and
+ * problem+json errors turned into an ApiProblem whose `title` and `detail` are words to show.
+ */
+
+export interface User {
+  id: string;
+  email: string;
+  first_name: string | null;
+  last_name: string | null;
+  role: string;
+}
+
+export interface Session {
+  user: User;
+  expires_at: string;
+  csrf_token: string;
+}
+
+export interface Address {
+  street_address_1: string | null;
+  street_address_2: string | null;
+  city: string | null;
+  state: string | null;
+  postal_code: string | null;
+  country: string | null;
+}
+
+export interface Project {
+  id: string;
+  name: string;
+  description: string | null;
+  status: 'active' | 'archived';
+  address: Address;
+  cover_photo: { id: string; thumbnail_url: string } | null;
+  updated_at: string;
+}
+
+export interface Photo {
+  id: string;
+  project_id: string;
+  caption: string | null;
+  captured_at: string;
+  processing_status: 'pending' | 'processed' | 'failed';
+  variants: { original: string; thumbnail: string | null; [name: string]: string | null };
+}
+
+export interface Page<T> {
+  data: T[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+/** An error the API answered (problem+json), or one we made up when it could not be reached. */
+export class ApiProblem extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly title: string,
+    readonly detail: string,
+  ) {
+    super(detail ? `${title}: ${detail}` : title);
+  }
+}
+
+let csrfToken: string | null = null;
+
+/** Remembered from sign-in or GET /v1/sessions/current; sent as X-CSRF-Token on writes. */
+export function setCsrfToken(token: string | null): void {
+  csrfToken = token;
+}
+
+type Query = Record<string, string | number | undefined | null>;
+
+function withQuery(path: string, query?: Query): string {
+  if (!query) return path;
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== null && v !== '') params.set(k, String(v));
+  const s = params.toString();
+  return s ? `${path}?${s}` : path;
+}
+
+export async function request<T>(method: string, path: string, options: { query?: Query; body?: unknown } = {}): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  if (method !== 'GET' && method !== 'HEAD' && csrfToken) headers['x-csrf-token'] = csrfToken;
+  let res: Response;
+  try {
+    res = await fetch(withQuery(path, options.query), {
+      method,
+      headers,
+      credentials: 'same-origin',
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+    });
+  } catch {
+    throw new ApiProblem(0, 'network_error', 'No connection', 'The server could not be reached. Check the connection and try again.');
+  }
+  if (res.status === 204) return undefined as T;
+  const text = await res.text();
+  let body: unknown = null;
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch {
+    // Not JSON (a proxy's error page): fall through to a problem in words below.
+  }
+  if (res.ok) return body as T;
+  const p = (body ?? {}) as Partial<Record<'code' | 'title' | 'detail', unknown>>;
+  throw new ApiProblem(
+    res.status,
+    typeof p.code === 'string' ? p.code : `http_${res.status}`,
+    typeof p.title === 'string' && p.title ? p.title : `The server answered ${res.status}${res.statusText ? ` ${res.statusText}` : ''}`,
+    typeof p.detail === 'string' ? p.detail : '',
+  );
+}
+
+export const api = {
+  signIn: (email: string, password: string) => request<Session>('POST', '/v1/sessions', { body: { email, password } }),
+  currentSession: () => request<Session>('GET', '/v1/sessions/current'),
+  signOut: () => request<void>('DELETE', '/v1/sessions/current'),
+  projects: (query: { q?: string; status?: 'active' | 'archived' | 'all'; cursor?: string | null; limit?: number }) =>
+    request<Page<Project>>('GET', '/v1/projects', { query }),
+  project: (id: string) => request<Project>('GET', `/v1/projects/${encodeURIComponent(id)}`),
+  photos: (query: { project_id: string; cursor?: string | null; limit?: number }) =>
+    request<Page<Photo>>('GET', '/v1/photos', { query: { ...query, sort: 'captured_at' } }),
+};
+
+/** "Ada Lovelace", else the e-mail address. */
+export function displayName(user: User): string {
+  return [user.first_name, user.last_name].filter(Boolean).join(' ') || user.email;
+}
+
+export function formatAddress(a: Address): string {
+  return [a.street_address_1, a.street_address_2, a.city, [a.state, a.postal_code].filter(Boolean).join(' '), a.country]
+    .filter(Boolean).join(', ');
+}
