@@ -1,4 +1,3 @@
-import type { FastifyBaseLogger } from 'fastify';
 import type { Db, Executor } from '../../db/database.ts';
 import { ApiError } from '../../http/errors.ts';
 import type { RateLimiter } from '../../http/rate-limit.ts';
@@ -34,7 +33,11 @@ export class PasswordTokens {
 
   constructor(
     private readonly db: Db,
-    private readonly deps: { publicUrl: string; mailer: Mailer | null; sessions: SessionAuthenticator; resetLimiter: RateLimiter; log: FastifyBaseLogger },
+    /** The CLI, which only invites, has no session cache nor reset limiter. */
+    private readonly deps: {
+      publicUrl: string; mailer: Mailer | null; log: { warn(details: object, message: string): void };
+      sessions?: SessionAuthenticator; resetLimiter?: RateLimiter;
+    },
   ) {}
 
   /** Inside the transaction that made (or re-invites) the user; the mail goes after the commit (`mailInvitation`). */
@@ -84,7 +87,7 @@ export class PasswordTokens {
    * the same time either way), at most as often as the reset limiter allows.
    */
   async requestReset(email: string, address: string): Promise<void> {
-    if (!this.deps.mailer) return;
+    if (!this.deps.mailer || !this.deps.resetLimiter) return;
     const byEmail = await this.deps.resetLimiter.hit(`signin:reset:${email.toLowerCase()}`);
     const byAddress = await this.deps.resetLimiter.hit(`signin:reset-from:${address}`);
     if (!byEmail.allowed || !byAddress.allowed) return;
@@ -110,7 +113,7 @@ export class PasswordTokens {
       await this.repo.setPassword(tx, row.user_id, passwordHash);
       await this.repo.deleteAllOfUser(tx, row.user_id);
     });
-    this.deps.sessions.forget({ userId: row.user_id });
+    this.deps.sessions?.forget({ userId: row.user_id });
   }
 
   private async usable(token: string, kind: 'invite' | 'reset') {
