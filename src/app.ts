@@ -9,7 +9,7 @@ import { ApiKeyAuthenticator, registerAuth } from './http/auth.ts';
 import { SessionAuthenticator } from './http/session-auth.ts';
 import { createMailer } from './mail/mailer.ts';
 import { PasswordTokens } from './features/sessions/password-tokens.service.ts';
-import { SessionsService } from './features/sessions/sessions.service.ts';
+import { SessionsService, type SignInLimiters } from './features/sessions/sessions.service.ts';
 import { sessionRoutes } from './features/sessions/sessions.routes.ts';
 import { databaseUnavailable, OUTAGE_RETRY_AFTER_SECONDS, registerErrorHandling, sendProblem, toApiError } from './http/error-handler.ts';
 import { ApiError } from './http/errors.ts';
@@ -70,6 +70,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The blob store (file or S3) the app was built with. */
     blobs: BlobStore;
+    /** Failed sign-ins per e-mail and per address; `flush()` shares the counts now (tests). */
+    signInLimiters: SignInLimiters;
   }
 }
 
@@ -182,6 +184,7 @@ export async function buildApp({ config, db, logger, loggerInstance, blobs: give
     perEmail: new RateLimiter(db, config.signInFailures.perEmail, signInWindow, 1_000, 'signin'),
     perAddress: new RateLimiter(db, config.signInFailures.perAddress, signInWindow, 1_000, 'signin'),
   };
+  app.decorate('signInLimiters', signInLimiters);
   const resetLimiter = new RateLimiter(db, 5, signInWindow, 1_000, 'signin');
   const mailer = createMailer(config);
   app.addHook('onClose', async () => {

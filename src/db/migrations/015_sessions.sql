@@ -16,6 +16,8 @@ create table sessions (
   last_used_at timestamptz not null default now()
 );
 create index sessions_user on sessions (user_id, id desc);
+-- Idle sessions are swept as new ones start.
+create index sessions_idle on sessions (last_used_at);
 
 create table user_tokens (
   token_hash bytea primary key,
