@@ -1,4 +1,5 @@
 import type { Db, Executor } from '../../db/database.ts';
+import { clientBucket } from '../../http/client-address.ts';
 import { ApiError } from '../../http/errors.ts';
 import type { RateLimiter } from '../../http/rate-limit.ts';
 import type { SessionAuthenticator } from '../../http/session-auth.ts';
@@ -89,7 +90,7 @@ export class PasswordTokens {
   async requestReset(email: string, address: string): Promise<void> {
     if (!this.deps.mailer || !this.deps.resetLimiter) return;
     const byEmail = await this.deps.resetLimiter.hit(`signin:reset:${email.toLowerCase()}`);
-    const byAddress = await this.deps.resetLimiter.hit(`signin:reset-from:${address}`);
+    const byAddress = await this.deps.resetLimiter.hit(`signin:reset-from:${clientBucket(address)}`);
     if (!byEmail.allowed || !byAddress.allowed) return;
     void this.sendResets(email).catch((err: unknown) => this.deps.log.warn({ err }, 'could not e-mail a password reset'));
   }

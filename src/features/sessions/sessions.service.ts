@@ -1,5 +1,6 @@
 import type { Db } from '../../db/database.ts';
 import type { Actor } from '../../http/actor.ts';
+import { clientBucket } from '../../http/client-address.ts';
 import { ApiError, badRequest, notFound } from '../../http/errors.ts';
 import { decodeCursor, toPage, type PageOf } from '../../http/pagination.ts';
 import type { RateLimiter } from '../../http/rate-limit.ts';
@@ -44,7 +45,7 @@ export class SessionsService {
 
   async signIn(input: SignInInput, client: { address: string; userAgent: string | null }): Promise<{ secret: string; session: SignedInSessionView }> {
     const email = input.email.trim().toLowerCase();
-    const buckets = { email: `signin:email:${email}`, address: `signin:addr:${client.address}` };
+    const buckets = { email: `signin:email:${email}`, address: `signin:addr:${clientBucket(client.address)}` };
     const [byEmail, byAddress] = await Promise.all([this.limiters.perEmail.peek(buckets.email), this.limiters.perAddress.peek(buckets.address)]);
     if (!byEmail.allowed || !byAddress.allowed) {
       const wait = Math.max(byEmail.allowed ? 0 : byEmail.resetSeconds, byAddress.allowed ? 0 : byAddress.resetSeconds);
