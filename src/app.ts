@@ -191,7 +191,7 @@ export async function buildApp({ config, db, logger, loggerInstance, blobs: give
     await Promise.all([signInLimiters.perEmail.stop(), signInLimiters.perAddress.stop(), resetLimiter.stop(), sessionAuth.usage.stop()]);
     mailer?.close();
   });
-  const passwordTokens = new PasswordTokens(db, { publicUrl: config.publicUrl, mailer, sessions: sessionAuth, resetLimiter, log: app.log });
+  const passwordTokens = new PasswordTokens(db, { publicUrl: config.publicUrl, mailer, sessions: sessionAuth, resetLimiter, log: app.log, events: eventLog });
   const users = new UsersService(db, { keys: authenticator, sessions: sessionAuth }, eventLog, passwordTokens);
   const apiKeys = new ApiKeysService(db, authenticator);
   const photos = new PhotosService(db, eventLog, blobs, config);

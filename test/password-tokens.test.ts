@@ -64,6 +64,9 @@ describe('invitations', () => {
     assert.equal(accepted.statusCode, 201, accepted.body);
     assert.equal(accepted.json().user.id, id);
     assert.equal(accepted.json().user.first_name, 'Rosa');
+    const { rows: updates } = await sql<{ first_name: string }>`
+      select payload::jsonb -> 'data' ->> 'first_name' as first_name from events where event = 'user.updated' and payload::jsonb -> 'data' ->> 'id' = ${id}`.execute(t.db);
+    assert.deepEqual(updates.map((r) => r.first_name), ['Rosa'], 'naming oneself is a user.updated; the password is not');
     assert.ok(String(accepted.headers['set-cookie']).split('; ').includes('Secure'));
     const cookie = String(accepted.headers['set-cookie']).split(';')[0]!;
     assert.equal((await t.app.inject({ method: 'GET', url: '/v1/users/me', headers: { cookie } })).json().id, id);

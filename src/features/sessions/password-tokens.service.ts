@@ -5,7 +5,8 @@ import type { RateLimiter } from '../../http/rate-limit.ts';
 import type { SessionAuthenticator } from '../../http/session-auth.ts';
 import { hashSecret, isWellFormedSecret, newSecret } from '../../http/session-secret.ts';
 import type { Mailer } from '../../mail/mailer.ts';
-import type { UserRow } from '../users/users.views.ts';
+import type { EventLog } from '../events/events.log.ts';
+import { toUserView, type UserRow } from '../users/users.views.ts';
 import { hashPassword } from './passwords.ts';
 import { invitationMail, resetMail } from './sessions.mail.ts';
 import type { InvitationAcceptInput, InvitationView } from './sessions.schemas.ts';
@@ -37,7 +38,7 @@ export class PasswordTokens {
     /** The CLI, which only invites, has no session cache nor reset limiter. */
     private readonly deps: {
       publicUrl: string; mailer: Mailer | null; log: { warn(details: object, message: string): void };
-      sessions?: SessionAuthenticator; resetLimiter?: RateLimiter;
+      sessions?: SessionAuthenticator; resetLimiter?: RateLimiter; events?: EventLog;
     },
   ) {}
 
@@ -76,8 +77,15 @@ export class PasswordTokens {
     const passwordHash = await hashPassword(input.password);
     await this.db.transaction().execute(async (tx) => {
       if (!await this.repo.useToken(tx, hashSecret(token))) tokenGone('token_used', 'This invitation was already used; sign in, or ask for a password reset.');
-      const names = { ...(input.first_name ? { first_name: input.first_name } : {}), ...(input.last_name ? { last_name: input.last_name } : {}) };
-      await this.repo.setPassword(tx, row.user_id, passwordHash, names);
+      const names = {
+        ...(input.first_name && input.first_name !== row.first_name ? { first_name: input.first_name } : {}),
+        ...(input.last_name && input.last_name !== row.last_name ? { last_name: input.last_name } : {}),
+      };
+      const user = await this.repo.setPassword(tx, row.user_id, passwordHash, names);
+      // The names are part of the user as the API shows it; the password is not (no event for it).
+      if (Object.keys(names).length && this.deps.events) {
+        await this.deps.events.emit(tx, { workspaceId: user.workspace_id, event: 'user.updated', projectId: null, data: toUserView(user) });
+      }
     });
     return row.user_id;
   }

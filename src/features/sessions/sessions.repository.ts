@@ -50,9 +50,12 @@ export class SessionsRepository {
     await db.deleteFrom('sessions').where('last_used_at', '<=', idleSince).execute();
   }
 
-  async setPassword(db: Executor, userId: string, passwordHash: string, names: { first_name?: string; last_name?: string } = {}): Promise<void> {
-    await db.updateTable('users').set({ password_hash: passwordHash, ...names, updated_at: sql`greatest(now(), updated_at + interval '1 millisecond')` })
-      .where('id', '=', userId).execute();
+  /** Sets the password; names too when given (only then does the user, as the API shows it, change). */
+  async setPassword(db: Executor, userId: string, passwordHash: string, names: { first_name?: string; last_name?: string } = {}): Promise<UserRow> {
+    const renamed = Object.keys(names).length > 0;
+    return db.updateTable('users')
+      .set({ password_hash: passwordHash, ...names, ...(renamed ? { updated_at: sql`greatest(now(), updated_at + interval '1 millisecond')` } : {}) })
+      .where('id', '=', userId).returningAll().executeTakeFirstOrThrow();
   }
 
   /** A new token of `kind` for the user; the user's earlier unused ones of that kind stop working. */
