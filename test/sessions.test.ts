@@ -277,6 +277,14 @@ describe('sign-in limits', () => {
     assert.equal((await signIn(limited, person.email, PASSWORD, '10.0.0.10')).statusCode, 201, 'another address is not held up');
   });
 
+  it('gives a burst of parallel guesses no more tries than a sequence', async () => {
+    const person = await invitedPerson(limited, lws);
+    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => signIn(limited, person.email, `guess number ${i}`, `10.2.0.${i}`)));
+    const statuses = answers.map((a) => a.statusCode);
+    assert.equal(statuses.filter((s) => s === 401).length, 3, statuses.join());
+    assert.equal(statuses.filter((s) => s === 429).length, 9, statuses.join());
+  });
+
   it('shares the counts across API processes through PostgreSQL', async () => {
     const second = await startTestApp({ JOBSITE_SIGN_IN_FAILURES_PER_EMAIL: '3', JOBSITE_SIGN_IN_FAILURES_PER_ADDRESS: '5' }, { databaseUrl: limited.url });
     try {

@@ -40,25 +40,40 @@ export interface SignInLimiters {
  */
 export class SessionsService {
   private readonly repo = new SessionsRepository();
+  /** Sign-ins being checked now, per limiter bucket (this process). */
+  private readonly inFlight = new Map<string, number>();
 
   constructor(private readonly db: Db, private readonly authenticator: SessionAuthenticator, private readonly limiters: SignInLimiters) {}
 
   async signIn(input: SignInInput, client: { address: string; userAgent: string | null }): Promise<{ secret: string; session: SignedInSessionView }> {
     const email = input.email.trim().toLowerCase();
-    const buckets = { email: `signin:email:${email}`, address: `signin:addr:${clientBucket(client.address)}` };
-    const [byEmail, byAddress] = await Promise.all([this.limiters.perEmail.peek(buckets.email), this.limiters.perAddress.peek(buckets.address)]);
-    if (!byEmail.allowed || !byAddress.allowed) {
-      const wait = Math.max(byEmail.allowed ? 0 : byEmail.resetSeconds, byAddress.allowed ? 0 : byAddress.resetSeconds);
+    const buckets = [`signin:email:${email}`, `signin:addr:${clientBucket(client.address)}`] as const;
+    const [byEmail, byAddress] = await Promise.all([this.limiters.perEmail.peek(buckets[0]), this.limiters.perAddress.peek(buckets[1])]);
+    // Attempts still being checked count too: a burst of parallel guesses gets no more tries than a sequence.
+    const emailFull = byEmail.remaining <= this.checking(buckets[0]);
+    const addressFull = byAddress.remaining <= this.checking(buckets[1]);
+    if (emailFull || addressFull) {
+      const wait = Math.max(emailFull ? byEmail.resetSeconds : 0, addressFull ? byAddress.resetSeconds : 0);
       throw new ApiError(429, 'sign_in_rate_limited', 'Too many requests',
-        `Too many failed sign-ins ${byEmail.allowed ? 'from your address' : 'for this e-mail address'}; try again in ${wait} s.`, {}, { 'retry-after': String(wait) });
+        `Too many failed sign-ins ${emailFull ? 'for this e-mail address' : 'from your address'}; try again in ${wait} s.`, {}, { 'retry-after': String(wait) });
     }
-    const user = await this.matchingUser(email, input.password, input.workspace_id);
-    if (!user) {
-      await Promise.all([this.limiters.perEmail.hit(buckets.email), this.limiters.perAddress.hit(buckets.address)]);
-      return invalidCredentials();
+    for (const b of buckets) this.inFlight.set(b, this.checking(b) + 1);
+    let user: UserRow | null;
+    try {
+      user = await this.matchingUser(email, input.password, input.workspace_id);
+      if (!user) await Promise.all([this.limiters.perEmail.hit(buckets[0]), this.limiters.perAddress.hit(buckets[1])]);
+    } finally {
+      for (const b of buckets) {
+        const left = this.checking(b) - 1;
+        if (left > 0) this.inFlight.set(b, left);
+        else this.inFlight.delete(b);
+      }
     }
+    if (!user) return invalidCredentials();
     return this.start(user, client.userAgent);
   }
+
+  private checking = (bucket: string) => this.inFlight.get(bucket) ?? 0;
 
   /** A new session for the user (after a sign-in or an accepted invitation). */
   async start(userOrId: UserRow | string, userAgent: string | null): Promise<{ secret: string; session: SignedInSessionView }> {

@@ -8,7 +8,7 @@ import type { UsersService } from './users.service.ts';
 const tags = ['Users'];
 
 export function userRoutes(app: App, users: UsersService): void {
-  app.get('/v1/users/me', { schema: { tags, summary: 'The user behind the calling API key', response: { 200: User } } },
+  app.get('/v1/users/me', { schema: { tags, summary: 'The user behind the calling API key or session', response: { 200: User } } },
     (req) => users.me(req.actor));
 
   app.get('/v1/users', { schema: { tags, summary: 'List users (newest first)', querystring: UserListQuery, response: { 200: Page(User, 'UserPage') } } },
