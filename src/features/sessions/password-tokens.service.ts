@@ -7,6 +7,7 @@ import { hashSecret, isWellFormedSecret, newSecret } from '../../http/session-se
 import type { Mailer } from '../../mail/mailer.ts';
 import type { EventLog } from '../events/events.log.ts';
 import { toUserView, type UserRow } from '../users/users.views.ts';
+import { WorkspacesRepository } from '../workspaces/workspaces.repository.ts';
 import { hashPassword } from './passwords.ts';
 import { invitationMail, resetMail } from './sessions.mail.ts';
 import type { InvitationAcceptInput, InvitationView } from './sessions.schemas.ts';
@@ -108,8 +109,8 @@ export class PasswordTokens {
     for (const user of users) {
       const token = newSecret();
       await this.repo.issueToken(this.db, { token_hash: hashSecret(token), user_id: user.id, kind: 'reset', expires_at: new Date(Date.now() + RESET_TTL_MS) });
-      const workspace = await this.db.selectFrom('workspaces').select('name').where('id', '=', user.workspace_id).executeTakeFirstOrThrow();
-      await this.deps.mailer!.send(resetMail(user.email, { workspaceName: workspace.name, url: `${this.deps.publicUrl}/reset/${token}` }));
+      const workspace = await new WorkspacesRepository().get(this.db, user.workspace_id);
+      await this.deps.mailer!.send(resetMail(user.email, { workspaceName: workspace?.name ?? 'Jobsite', url: `${this.deps.publicUrl}/reset/${token}` }));
     }
   }
 
