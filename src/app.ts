@@ -6,6 +6,11 @@ import { Availability } from './db/availability.ts';
 import type { Db } from './db/database.ts';
 import { newId } from './ids.ts';
 import { ApiKeyAuthenticator, registerAuth } from './http/auth.ts';
+import { SessionAuthenticator } from './http/session-auth.ts';
+import { createMailer } from './mail/mailer.ts';
+import { PasswordTokens } from './features/sessions/password-tokens.service.ts';
+import { SessionsService, type SignInLimiters } from './features/sessions/sessions.service.ts';
+import { sessionRoutes } from './features/sessions/sessions.routes.ts';
 import { databaseUnavailable, OUTAGE_RETRY_AFTER_SECONDS, registerErrorHandling, sendProblem, toApiError } from './http/error-handler.ts';
 import { ApiError } from './http/errors.ts';
 import { registerDraining } from './http/draining.ts';
@@ -66,6 +71,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The blob store (file or S3) the app was built with. */
     blobs: BlobStore;
+    /** Failed sign-ins per e-mail and per address; `flush()` shares the counts now (tests). */
+    signInLimiters: SignInLimiters;
   }
 }
 
@@ -154,7 +161,8 @@ export async function buildApp({ config, db, logger, loggerInstance, blobs: give
   registerMetrics(app);
 
   const authenticator = new ApiKeyAuthenticator(db);
-  registerAuth(app, authenticator);
+  const sessionAuth = new SessionAuthenticator(db);
+  registerAuth(app, authenticator, sessionAuth);
   const rateLimiter = new RateLimiter(db, config.rateLimitPerMinute);
   registerRateLimit(app, rateLimiter);
   registerIdempotency(app, db);
@@ -174,7 +182,22 @@ export async function buildApp({ config, db, logger, loggerInstance, blobs: give
 
   const eventLog = new EventLog();
   const workspaces = new WorkspacesService(db, eventLog);
-  const users = new UsersService(db, authenticator, eventLog);
+  // Sign-in: failures counted per e-mail and per client address in 15-minute windows shared
+  // through PostgreSQL; reset requests likewise (at most 5 mails per address and window).
+  const signInWindow = 15 * 60_000;
+  const signInLimiters = {
+    perEmail: new RateLimiter(db, config.signInFailures.perEmail, signInWindow, 1_000, 'signin'),
+    perAddress: new RateLimiter(db, config.signInFailures.perAddress, signInWindow, 1_000, 'signin'),
+  };
+  app.decorate('signInLimiters', signInLimiters);
+  const resetLimiter = new RateLimiter(db, 5, signInWindow, 1_000, 'signin');
+  const mailer = createMailer(config);
+  app.addHook('onClose', async () => {
+    await Promise.all([signInLimiters.perEmail.stop(), signInLimiters.perAddress.stop(), resetLimiter.stop(), sessionAuth.usage.stop()]);
+    mailer?.close();
+  });
+  const passwordTokens = new PasswordTokens(db, { publicUrl: config.publicUrl, mailer, sessions: sessionAuth, resetLimiter, log: app.log, events: eventLog });
+  const users = new UsersService(db, { keys: authenticator, sessions: sessionAuth }, eventLog, passwordTokens);
   const apiKeys = new ApiKeysService(db, authenticator);
   const photos = new PhotosService(db, eventLog, blobs, config);
   const projects = new ProjectsService(db, eventLog, photos.sign);
@@ -185,6 +208,7 @@ export async function buildApp({ config, db, logger, loggerInstance, blobs: give
 
   workspaceRoutes(app, workspaces);
   userRoutes(app, users);
+  sessionRoutes(app, new SessionsService(db, sessionAuth, signInLimiters), passwordTokens, config.publicUrl);
   apiKeyRoutes(app, apiKeys);
   projectRoutes(app, projects);
   webhookRoutes(app, webhooks);
@@ -210,6 +234,7 @@ export async function buildApp({ config, db, logger, loggerInstance, blobs: give
 
   app.addHook('onClose', async () => rateLimiter.stop());
   app.decorate('keyUsage', authenticator.usage);
+  app.decorate('sessionUsage', sessionAuth.usage);
   app.addHook('onClose', async () => authenticator.usage.stop());
   return app;
 }

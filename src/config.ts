@@ -18,6 +18,11 @@ export interface Config {
   /** JOBSITE_WEBHOOK_ENDPOINTS_PER_WORKSPACE: the most webhook endpoints one workspace may have (default 20). */
   webhookEndpointsPerWorkspace: number;
   rateLimitPerMinute: number;
+  /**
+   * Sign-in failures allowed per 15 minutes: JOBSITE_SIGN_IN_FAILURES_PER_EMAIL (default 10) and
+   * JOBSITE_SIGN_IN_FAILURES_PER_ADDRESS (default 50); docs/sign-in.md.
+   */
+  signInFailures: { perEmail: number; perAddress: number };
   /** JOBSITE_SHUTDOWN_TIMEOUT_SECONDS: how long SIGTERM/SIGINT may take, in-flight work included (default 10 s; docs/operations.md). */
   shutdownTimeoutSeconds: number;
   logLevel: string;
@@ -114,6 +119,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const webhookLeaseSeconds = int('JOBSITE_WEBHOOK_LEASE_SECONDS', 30, 1, 3600);
   const webhookEndpointsPerWorkspace = int('JOBSITE_WEBHOOK_ENDPOINTS_PER_WORKSPACE', 20, 1, 10_000);
   const rateLimitPerMinute = int('JOBSITE_RATE_LIMIT', 600, 1, 1_000_000_000);
+  const signInFailures = {
+    perEmail: int('JOBSITE_SIGN_IN_FAILURES_PER_EMAIL', 10, 1, 1_000_000),
+    perAddress: int('JOBSITE_SIGN_IN_FAILURES_PER_ADDRESS', 50, 1, 1_000_000),
+  };
   // At least 2 s: the last part of the budget is kept for closing the pool and the embedded PostgreSQL.
   const shutdownTimeoutSeconds = int('JOBSITE_SHUTDOWN_TIMEOUT_SECONDS', DEFAULT_SHUTDOWN_TIMEOUT_SECONDS, 2, 3600);
 
@@ -184,7 +193,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (problems.length) throw new ConfigError(problems);
   return Object.freeze({
     port, host, databaseUrl, dataDir, publicUrl, storage, urlSigningSecret, webhookAllowPrivate, webhookLeaseSeconds, webhookEndpointsPerWorkspace,
-    rateLimitPerMinute, shutdownTimeoutSeconds, logLevel, logFormat, media: Object.freeze(media),
+    rateLimitPerMinute, signInFailures: Object.freeze(signInFailures), shutdownTimeoutSeconds, logLevel, logFormat, media: Object.freeze(media),
     developerProgram: Object.freeze(developerProgram),
   });
 }

@@ -6,6 +6,7 @@ export const ID_PREFIXES = {
   workspace: 'wsp',
   user: 'usr',
   apiKey: 'key',
+  session: 'ses',
   project: 'prj',
   photo: 'pho',
   video: 'vid',

@@ -52,7 +52,7 @@ describe('command line', () => {
       runCli(['-V'], env, { entry: 'bin/jobsite.js' }),
     ]);
     for (const r of [help, version, sub, launcher, launcherVersion]) assert.equal(r.code, 0, r.stderr);
-    for (const command of ['start', 'serve', 'worker', 'migrate', 'workspace', 'keys']) {
+    for (const command of ['start', 'serve', 'worker', 'migrate', 'workspace', 'keys', 'users']) {
       assert.match(help.stdout, new RegExp(`\\n  ${command}\\b`), `--help lists ${command}`);
     }
     const pkg = JSON.parse(await fs.readFile('package.json', 'utf8')) as { version: string };

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { verify as verifyGithub } from '@octokit/webhooks-methods';
 import pino from 'pino';
 import { Webhook } from 'standardwebhooks';
-import { clientBucket } from '../src/features/developer-applications/developer-applications.routes.ts';
+import { clientBucket } from '../src/http/client-address.ts';
 import { OPERATOR_ENDPOINT_ID, SYSTEM_WORKSPACE_ID } from '../src/features/developer-applications/developer-applications.operator-webhook.ts';
 import { WebhookDispatcher } from '../src/features/webhooks/webhooks.dispatcher.ts';
 import { generateWebhookSecret } from '../src/features/webhooks/webhooks.signing.ts';

@@ -62,7 +62,9 @@ describe('OpenAPI document', () => {
 
   it('declares bearer authentication and points error answers at the Problem schema', () => {
     assert.deepEqual(doc.components.securitySchemes.bearer, { type: 'http', scheme: 'bearer', description: 'An API key: `jsk_…`.' });
-    assert.deepEqual(doc.security, [{ bearer: [] }]);
+    assert.deepEqual(doc.security, [{ bearer: [] }, { session: [] }]);
+    assert.deepEqual({ ...doc.components.securitySchemes.session, description: undefined },
+      { type: 'apiKey', in: 'cookie', name: 'jobsite_session', description: undefined });
     const problem = doc.components.schemas.Problem;
     assert.ok(problem, 'Problem schema');
     for (const field of ['type', 'title', 'status', 'code', 'request_id']) assert.ok(problem.properties[field], field);

@@ -51,7 +51,9 @@ describe('users', () => {
         assert.match(user.id, /^usr_[0-9a-z]{26}$/);
         assert.equal(res.headers.location, `/v1/users/${user.id}`);
         assert.ok(res.headers.etag);
-        assert.deepEqual(Object.keys(user).sort(), USER_FIELDS);
+        assert.deepEqual(Object.keys(user).sort(), [...USER_FIELDS, 'invite_emailed', 'invite_expires_at', 'invite_url'].sort());
+        assert.match(user.invite_url, /^http:\/\/jobsite\.test\/invite\/[A-Za-z0-9_-]{43}$/);
+        assert.equal(user.invite_emailed, false, 'no SMTP configured: the admin passes the link on');
         assert.equal(user.role, role);
         assert.equal(user.email, address);
         assert.equal(user.first_name, 'Ada');
@@ -61,7 +63,8 @@ describe('users', () => {
         assert.match(user.created_at, RFC3339_MS);
         assert.match(user.updated_at, RFC3339_MS);
         const got = await api(t, ws.admin, 'GET', res.headers.location as string);
-        assert.deepEqual(got.json(), user);
+        const { invite_url: _url, invite_expires_at: _expires, invite_emailed: _emailed, ...stored } = user;
+        assert.deepEqual(got.json(), stored);
       }
     });
 

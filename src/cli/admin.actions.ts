@@ -2,7 +2,12 @@ import type { Config } from '../config.ts';
 import { openDatabase, type Db } from '../db/database.ts';
 import { ApiKeysRepository } from '../features/api-keys/api-keys.repository.ts';
 import { toApiKeyView } from '../features/api-keys/api-keys.views.ts';
+import { EventLog } from '../features/events/events.log.ts';
+import { PasswordTokens } from '../features/sessions/password-tokens.service.ts';
 import { UsersRepository } from '../features/users/users.repository.ts';
+import { toUserView } from '../features/users/users.views.ts';
+import { newId } from '../ids.ts';
+import { createMailer } from '../mail/mailer.ts';
 import { WorkspacesRepository } from '../features/workspaces/workspaces.repository.ts';
 import { WorkspacesService } from '../features/workspaces/workspaces.service.ts';
 import { locateDatabase, migrateAll } from '../runtime.ts';
@@ -96,4 +101,46 @@ export async function createKey(
     '',
     'The key is shown only now: store it somewhere safe.',
   ].join('\n'));
+}
+
+/** `users invite`: the same invitation as POST /v1/users makes, for an operator without an API key. */
+export async function inviteUser(
+  config: Config,
+  opts: { workspace: string; email: string; role: 'admin' | 'manager' | 'standard' | 'restricted'; json?: boolean },
+): Promise<void> {
+  const { url, note } = await apiAddress(config);
+  const mailer = createMailer(config);
+  try {
+    const made = await withDatabase(config, async (db) => {
+      const ws = await new WorkspacesRepository().get(db, opts.workspace);
+      if (!ws) throw new CliError(`No workspace ${opts.workspace}.`);
+      const tokens = new PasswordTokens(db, { publicUrl: url, mailer, log: { warn: (details, message) => console.error(`Warning: ${message}`, details) } });
+      const users = new UsersRepository();
+      const { user, invitation, created } = await db.transaction().execute(async (tx) => {
+        let user = await users.getByEmail(tx, ws.id, opts.email);
+        if (user?.status === 'deactivated') throw new CliError(`User ${user.id} (${user.email}) is deactivated; reactivate them first (PATCH /v1/users/{id}).`);
+        if (user?.password_hash) throw new CliError(`User ${user.id} (${user.email}) already has a password; they can ask for a reset link (POST /v1/password-resets).`);
+        const created = !user;
+        if (!user) {
+          user = await users.insert(tx, {
+            id: newId('user'), workspace_id: ws.id, email: opts.email, handle: await users.freeHandle(tx, ws.id, opts.email), role: opts.role,
+          });
+          await new EventLog().emit(tx, { workspaceId: ws.id, event: 'user.added', projectId: null, data: toUserView(user) });
+        }
+        return { user, invitation: await tokens.issueInvitation(tx, user.id), created };
+      });
+      return { user, created, issued: await tokens.mailInvitation(user, invitation, ws.name, null) };
+    });
+    if (opts.json) return console.log(JSON.stringify({ user: toUserView(made.user), ...made.issued }, null, 2));
+    console.log([
+      `Invitation ${made.issued.invite_url}`,
+      `User       ${made.user.id}  ${made.user.email} (${made.user.role}${made.created ? ', new' : ', no password yet'})`,
+      `Expires    ${made.issued.invite_expires_at}`,
+      '',
+      made.issued.invite_emailed ? `The link was e-mailed to ${made.user.email}.` : 'Give them this link (it was not e-mailed: JOBSITE_SMTP_URL is not set, or the mail failed).',
+      ...(note ? [note] : []),
+    ].join('\n'));
+  } finally {
+    mailer?.close();
+  }
 }

@@ -34,6 +34,12 @@ export const duration = (value: string): number => {
   return seconds;
 };
 
+const ROLES = ['admin', 'manager', 'standard', 'restricted'];
+const role = (value: string) => {
+  if (!ROLES.includes(value)) throw new InvalidArgumentError(`Must be one of ${ROLES.join(', ')}.`);
+  return value as 'admin' | 'manager' | 'standard' | 'restricted';
+};
+
 const applicationId = (value: string) => {
   const v = value.trim();
   if (!isId('developerApplication', v)) throw new InvalidArgumentError(`"${value}" is not an application id (app_ followed by 26 characters).`);
@@ -92,6 +98,18 @@ export function adminCommands(program: Command, getConfig: () => Config): void {
     .action(async (opts: { workspace: string; user: string; name: string; readOnly?: boolean; expiresIn?: number; json?: boolean }) => {
       const config = getConfig();
       await (await actions()).createKey(config, opts);
+    });
+
+  const users = program.command('users').description('manage the people of a workspace');
+  users.command('invite')
+    .description('add a user (or take one who has no password yet) and print a link to choose their password ' +
+      '(single use, 72 hours; also e-mailed with JOBSITE_SMTP_URL). Earlier invitations of that user stop working')
+    .requiredOption('--workspace <id>', 'workspace id (wsp_…)', id('workspace', 'wsp'))
+    .requiredOption('--email <email>', 'their e-mail address', email)
+    .option('--role <role>', 'admin, manager, standard or restricted (for a new user)', role, 'standard')
+    .option('--json', 'print JSON')
+    .action(async (opts: { workspace: string; email: string; role: 'admin' | 'manager' | 'standard' | 'restricted'; json?: boolean }) => {
+      await (await actions()).inviteUser(getConfig(), opts);
     });
 
   const applications = program.command('applications').description('review developer program applications (docs/developer-program.md)');

@@ -1,5 +1,5 @@
 import type { Config } from '../config.ts';
-import { createMailer } from '../features/developer-applications/developer-applications.mail.ts';
+import { createMailer } from '../mail/mailer.ts';
 import { ApplicationReviewService, ReviewRefused, type Approval, type Delivery } from '../features/developer-applications/developer-applications.review.ts';
 import type { OperatorApplicationView } from '../features/developer-applications/developer-applications.views.ts';
 import { withDatabase } from './admin.actions.ts';

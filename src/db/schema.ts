@@ -29,6 +29,26 @@ export interface UsersTable {
   created_at: Timestamp;
   updated_at: Timestamp;
   deactivated_at: NullableTimestamp;
+  password_hash: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+export interface SessionsTable {
+  id: string;
+  workspace_id: string;
+  user_id: string;
+  token_hash: Buffer;
+  user_agent: string | null;
+  created_at: Timestamp;
+  last_used_at: Timestamp;
+}
+
+export interface UserTokensTable {
+  token_hash: Buffer;
+  user_id: string;
+  kind: 'invite' | 'reset';
+  created_at: Timestamp;
+  expires_at: Date;
+  used_at: Date | null;
 }
 
 export interface ApiKeysTable {
@@ -274,6 +294,8 @@ export interface Database {
   workspaces: WorkspacesTable;
   users: UsersTable;
   api_keys: ApiKeysTable;
+  sessions: SessionsTable;
+  user_tokens: UserTokensTable;
   projects: ProjectsTable;
   project_members: ProjectMembersTable;
   idempotency_keys: IdempotencyKeysTable;

@@ -1,12 +1,15 @@
 import type { Role } from '../db/schema.ts';
 import { forbidden } from './errors.ts';
 
-/** Who is calling: the user behind the API key, in one workspace. */
+/** Who is calling: the user behind the API key or the signed-in session, in one workspace. */
 export interface Actor {
   workspaceId: string;
   userId: string;
   role: Role;
-  apiKeyId: string;
+  /** The key of a bearer request; null for a session (cookie) request. */
+  apiKeyId: string | null;
+  /** The session of a cookie request; null for a bearer request. */
+  sessionId: string | null;
   readOnly: boolean;
 }
 

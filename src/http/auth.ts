@@ -5,10 +5,14 @@ import type { Actor } from './actor.ts';
 import { hashApiKeySecret, isWellFormedApiKey } from './api-key-secret.ts';
 import { ApiError } from './errors.ts';
 import { KeyUsageRecorder } from './key-usage.ts';
+import type { SessionAuthenticator } from './session-auth.ts';
+import { csrfTokenMatches, sessionCookieOf } from './session-secret.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
     actor: Actor;
+    /** The session cookie's secret when the request was authenticated by it (for its CSRF token). */
+    sessionSecret: string | null;
   }
   interface FastifyContextConfig {
     /** false for public routes (health, docs, the OpenAPI document). */
@@ -49,7 +53,7 @@ export class ApiKeyAuthenticator {
   }
 
   async authenticate(authorization: string | undefined): Promise<Actor> {
-    if (!authorization) throw unauthorized('missing_api_key', 'Send your API key as `Authorization: Bearer jsk_…`.');
+    if (!authorization) throw unauthorized('missing_api_key', 'Send your API key as `Authorization: Bearer jsk_…`, or sign in (POST /v1/sessions) and send the session cookie.');
     const match = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization);
     if (!match) throw unauthorized('malformed_api_key', 'The Authorization header must be `Bearer <api key>`.');
     const secret = match[1]!;
@@ -72,7 +76,7 @@ export class ApiKeyAuthenticator {
     if (result.graceEndsAt !== null && result.graceEndsAt <= now) {
       throw unauthorized('rotated_api_key', 'This secret was replaced when the key was rotated, and its grace period is over; use the new secret.');
     }
-    this.usage.touch(result.actor.apiKeyId, now);
+    this.usage.touch(result.actor.apiKeyId!, now);
     return result.actor;
   }
 
@@ -99,7 +103,7 @@ export class ApiKeyAuthenticator {
     const previous = !row.secret_hash.equals(hash);
     return {
       state: 'ok',
-      actor: { workspaceId: row.workspace_id, userId: row.user_id, role: row.role as Role, apiKeyId: row.id, readOnly: row.read_only },
+      actor: { workspaceId: row.workspace_id, userId: row.user_id, role: row.role as Role, apiKeyId: row.id, sessionId: null, readOnly: row.read_only },
       expiresAt: row.expires_at?.getTime() ?? null,
       // A previous secret without an end (a later rotation with no grace) no longer works at all.
       graceEndsAt: previous ? (row.previous_secret_expires_at?.getTime() ?? 0) : null,
@@ -109,14 +113,35 @@ export class ApiKeyAuthenticator {
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-export function registerAuth(app: FastifyInstance, authenticator: ApiKeyAuthenticator): void {
+/**
+ * Every /v1 route (but the public ones) takes a bearer key or the session cookie. A request with
+ * both is a program's: the key wins and the cookie is ignored (a browser cannot be made to send
+ * an Authorization header cross-site, so the CSRF check has nothing to guard there). A request
+ * that writes with the cookie must carry the session's `X-CSRF-Token`.
+ */
+export function registerAuth(app: FastifyInstance, keys: ApiKeyAuthenticator, sessions: SessionAuthenticator): void {
   app.decorateRequest('actor', null as unknown as Actor);
+  app.decorateRequest('sessionSecret', null);
   app.addHook('onRequest', async (req: FastifyRequest, _reply: FastifyReply) => {
     const url = req.routeOptions.url;
     if (!url?.startsWith('/v1/') || req.routeOptions.config.auth === false) return;
-    req.actor = await authenticator.authenticate(req.headers.authorization);
-    if (req.actor.readOnly && !SAFE_METHODS.has(req.method)) {
-      throw new ApiError(403, 'read_only_key', 'Forbidden', 'This API key is read-only.');
+    const cookie = req.headers.authorization ? null : sessionCookieOf(req.headers.cookie);
+    if (cookie === null) {
+      req.actor = await keys.authenticate(req.headers.authorization);
+      if (req.actor.readOnly && !SAFE_METHODS.has(req.method)) {
+        throw new ApiError(403, 'read_only_key', 'Forbidden', 'This API key is read-only.');
+      }
+      return;
+    }
+    req.actor = await sessions.authenticate(cookie);
+    req.sessionSecret = cookie;
+    if (SAFE_METHODS.has(req.method)) return;
+    const given = req.headers['x-csrf-token'];
+    if (typeof given !== 'string' || given === '') {
+      throw new ApiError(403, 'csrf_token_missing', 'Forbidden', 'A request that changes something with the session cookie must send the session\'s `X-CSRF-Token` (from sign-in or GET /v1/sessions/current).');
+    }
+    if (!csrfTokenMatches(cookie, given)) {
+      throw new ApiError(403, 'csrf_token_invalid', 'Forbidden', 'The `X-CSRF-Token` is not this session\'s; read it again from GET /v1/sessions/current.');
     }
   });
 }

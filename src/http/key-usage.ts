@@ -9,7 +9,7 @@ declare module 'fastify' {
 }
 
 /**
- * `last_used_at` of API keys, kept off the hot path: a request only notes its key in memory, and
+ * `last_used_at` of API keys (and of sessions), kept off the hot path: a request only notes its key in memory, and
  * a timer writes the notes in one statement every 10 seconds. A key is noted at most once a
  * minute per process, and the statement skips keys whose last_used_at another process moved
  * within the minute, so a busy key costs at most one row update a minute, whatever the traffic.
@@ -23,7 +23,8 @@ export class KeyUsageRecorder {
   private readonly timer: NodeJS.Timeout;
   private flushing: Promise<void> | null = null;
 
-  constructor(private readonly db: Db, readonly intervalMs = 60_000, flushMs = 10_000) {
+  /** `table`: api_keys (keys) or sessions (browser sign-in, whose idle expiry reads last_used_at). */
+  constructor(private readonly db: Db, readonly intervalMs = 60_000, flushMs = 10_000, private readonly table: 'api_keys' | 'sessions' = 'api_keys') {
     this.timer = setInterval(() => void this.flush().catch(() => undefined), flushMs);
     this.timer.unref();
   }
@@ -45,7 +46,7 @@ export class KeyUsageRecorder {
     this.flushing = (async () => {
       try {
         await sql`
-          update api_keys k set last_used_at = u.at
+          update ${sql.table(this.table)} k set last_used_at = u.at
             from unnest(${[...batch.keys()]}::text[], ${[...batch.values()]}::timestamptz[]) as u(id, at)
            where k.id = u.id and (k.last_used_at is null or k.last_used_at <= u.at - make_interval(secs => ${this.intervalMs / 1000}))`.execute(this.db);
       } catch (err) {

@@ -10,10 +10,11 @@ type Json = Record<string, any>;
 
 const STATUSES: Record<string, { name: string; title: string; when: string }> = {
   400: { name: 'BadRequest', title: 'Bad request', when: 'The request is malformed or a parameter or field is invalid.' },
-  401: { name: 'Unauthorized', title: 'Unauthorized', when: 'No valid API key. Carries `WWW-Authenticate: Bearer`.' },
-  403: { name: 'Forbidden', title: 'Forbidden', when: 'The key may not do this.' },
+  401: { name: 'Unauthorized', title: 'Unauthorized', when: 'No valid API key or session (or, for sign-in, wrong credentials). Carries `WWW-Authenticate: Bearer`.' },
+  403: { name: 'Forbidden', title: 'Forbidden', when: 'The key or session may not do this (or a cookie write lacks its CSRF token).' },
   404: { name: 'NotFound', title: 'Not found', when: 'No such object in your workspace (another workspace\'s objects answer the same).' },
   409: { name: 'Conflict', title: 'Conflict', when: 'The request conflicts with the current state.' },
+  410: { name: 'Gone', title: 'Gone', when: 'The invitation or reset link was used or has expired.' },
   412: { name: 'PreconditionFailed', title: 'Precondition failed', when: 'The `If-Match` ETag no longer matches: read the object again, then retry.' },
   413: { name: 'ContentTooLarge', title: 'Payload too large', when: 'The body is larger than this endpoint takes (JSON: 1 MB; uploads: the configured limit).' },
   414: { name: 'UriTooLong', title: 'URI too long', when: 'A path segment is longer than any id can be.' },
@@ -42,6 +43,8 @@ const DETAILS: Record<string, string> = {
   idempotency_key_reused: 'This Idempotency-Key was used with a different request.',
   last_admin: 'The workspace would be left without an active admin.',
   rate_limited: 'This API key may make 600 requests a minute; try again in 12 s.',
+  invalid_credentials: 'The e-mail address or the password is wrong.',
+  sign_in_rate_limited: 'Too many failed sign-ins for this e-mail address; try again in 540 s.',
   internal_error: 'Something went wrong on our side. Quote the request id if you report it.',
   service_unavailable: 'The database is not reachable.',
 };
@@ -113,8 +116,8 @@ export function honoursIfMatch(method: string, path: string): boolean {
   if (method === 'put') return path === '/v1/photos/{id}/annotations';
   if (method !== 'patch' && method !== 'delete') return false;
   if (!/^\/v1\/[a-z-]+\/\{id\}$/.test(path)) return false;
-  // Revoking a key and deleting a report are unconditional (and idempotent).
-  return !(method === 'delete' && (path === '/v1/api-keys/{id}' || path === '/v1/reports/{id}'));
+  // Revoking a key, ending a session and deleting a report are unconditional.
+  return !(method === 'delete' && (path === '/v1/api-keys/{id}' || path === '/v1/reports/{id}' || path === '/v1/sessions/{id}'));
 }
 
 /** The error statuses an operation can answer, by what the shared conventions and its inputs allow. */
@@ -123,17 +126,19 @@ export function errorStatusesOf(method: string, path: string, op: Json, authenti
   const hasBody = Boolean(op.requestBody);
   const writes = method === 'post' || method === 'patch' || method === 'put';
   const statuses = ['400'];
-  if (authenticated) statuses.push('401');
+  const signIn = path === '/v1/sessions' && method === 'post';
+  if (authenticated || signIn) statuses.push('401');
   statuses.push('403');
   if (hasParams) statuses.push('404');
   if (method === 'post' || method === 'patch') statuses.push('409');
+  if (path.includes('{token}')) statuses.push('410');
   if (honoursIfMatch(method, path)) statuses.push('412');
   if (hasBody) statuses.push('413');
   if (hasParams) statuses.push('414');
   if (hasBody) statuses.push('415');
   if (op.responses?.['206']) statuses.push('416');
   if (writes) statuses.push('422');
-  if (authenticated || (method === 'post' && path === '/v1/developer-applications')) statuses.push('429');
+  if (authenticated || signIn || (method === 'post' && path === '/v1/developer-applications')) statuses.push('429');
   statuses.push('5XX');
   return statuses;
 }

@@ -9,7 +9,8 @@ import type { Project, ProjectCreate, ProjectPatch } from '../features/projects/
 import type { Report, ReportCreate } from '../features/reports/reports.schemas.ts';
 import type { Tag } from '../features/tags/tags.schemas.ts';
 import type { Task, TaskCreate, TaskPatch } from '../features/tasks/tasks.schemas.ts';
-import type { User } from '../features/users/users.schemas.ts';
+import type { User, UserCreated } from '../features/users/users.schemas.ts';
+import type { Invitation, Session, SignedInSession } from '../features/sessions/sessions.schemas.ts';
 import type { Video } from '../features/videos/videos.schemas.ts';
 import type { Webhook, WebhookDelivery, WebhookWithSecret } from '../features/webhooks/webhooks.schemas.ts';
 import type { Workspace } from '../features/workspaces/workspaces.schemas.ts';
@@ -217,6 +218,24 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
   DeveloperApplicationReceipt: { id: 'app_01jdqk1n3q5s7t9v1w3x5y7z9b', status: 'pending', status_token: 'ast_Jr7pW2xK9mQ4vB6nT1yH8cF3', created_at: created },
   DeveloperApplicationStatus: { id: 'app_01jdqk1n3q5s7t9v1w3x5y7z9b', status: 'pending', created_at: created, updated_at: created },
 };
+
+const session: Static<typeof Session> = {
+  id: 'ses_01jdqm2p4r6t8v0w2x4y6z8a0c', current: true, user_agent: 'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) Mobile/15E148 Safari/604.1',
+  created_at: created, last_used_at: updated, expires_at: '2026-12-24T14:05:11.420Z',
+};
+Object.assign(SCHEMA_EXAMPLES, {
+  Session: session,
+  SignedInSession: { ...session, user, csrf_token: 'n4Qk7vX2bR9tL1mW8yC3fH6jD0sA5gE2uZ4xB7pK9qM' } satisfies Static<typeof SignedInSession>,
+  SignIn: { email: 'sam@acme.example', password: 'correct horse battery staple' },
+  UserCreated: {
+    ...user, invite_url: 'https://jobsite.example.com/invite/Qm3x9Kp2Lr7tV5wY8zB1cD4fG6hJ0nS2uA5eR7iT9oW', invite_expires_at: '2026-11-27T14:05:11.420Z', invite_emailed: true,
+  } satisfies Static<typeof UserCreated>,
+  Invitation: { email: 'sam@acme.example', first_name: 'Sam', last_name: null, workspace: { id: ids.workspace, name: 'Acme Builders' }, expires_at: '2026-11-27T14:05:11.420Z' } satisfies Static<typeof Invitation>,
+  InvitationAccept: { password: 'correct horse battery staple', first_name: 'Sam', last_name: 'Ortiz' },
+  PasswordResetRequest: { email: 'sam@acme.example' },
+  PasswordResetRequested: { status: 'accepted', detail: 'If this address belongs to someone here, a link to choose a new password is on its way (it works for 1 hour).' },
+  PasswordReset: { password: 'a new and longer passphrase' },
+});
 
 /** A list page around one item. */
 export const pageExample = (item: unknown) => ({

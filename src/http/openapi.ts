@@ -32,7 +32,7 @@ function errorCatalogue(): string {
 
 const DESCRIPTION = `The Jobsite API: projects, crews, photos, videos, tasks, comments, documents and PDF reports for construction and field crews, with an event log and signed webhooks.
 
-- **Authentication**: \`Authorization: Bearer jsk_…\` (an API key; the *Authorize* button takes one). **Errors** are RFC 9457 \`application/problem+json\` with a stable \`code\` to branch on; each response below lists the codes its status carries, and the full list is under *Error codes*.
+- **Authentication**: \`Authorization: Bearer jsk_…\` (an API key; the *Authorize* button takes one), or the \`jobsite_session\` cookie of a person signed in with \`POST /v1/sessions\` (writes then need \`X-CSRF-Token\`; see docs/sign-in.md). **Errors** are RFC 9457 \`application/problem+json\` with a stable \`code\` to branch on; each response below lists the codes its status carries, and the full list is under *Error codes*.
 - **Lists** are keyset-paginated: \`limit\` (1..100, default 50) and \`cursor\` (the previous page's \`next_cursor\`), with a \`Link: rel="next"\` header.
 - **Idempotency**: send \`Idempotency-Key\` on any POST to make retries safe for 24 hours (a replay carries \`Idempotent-Replayed: true\`; a response holding a one-time secret is not replayed: see \`idempotency_key_secret\`).
 - **Concurrency**: single objects carry an \`ETag\`; send \`If-None-Match\` on GET and \`If-Match\` on PATCH/DELETE.
@@ -55,6 +55,7 @@ const TAGS = [
   { name: 'Files', description: 'Signed, expiring URLs: the bytes of photos, videos, documents and reports, without a key.' },
   { name: 'Notifications', description: 'Mentions and task assignments for the calling user.' },
   { name: 'Users', description: 'The workspace\'s people and their roles.' },
+  { name: 'Sessions', description: 'People sign in with e-mail and password: the session cookie, its CSRF token, invitations and password resets. See docs/sign-in.md.' },
   { name: 'API keys', description: 'Keys for programs: read-only, expiring, rotated with a grace period.' },
   { name: 'Workspace', description: 'The workspace of the calling key.' },
   { name: 'Webhooks', description: 'Endpoints that receive events, signed; the delivery log, retries and replays. See docs/webhooks.md.' },
@@ -250,12 +251,18 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string): 
       servers: [{ url: publicUrl }],
       tags: TAGS,
       components: {
-        securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key: `jsk_…`.' } },
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', description: 'An API key: `jsk_…`.' },
+          session: {
+            type: 'apiKey', in: 'cookie', name: 'jobsite_session',
+            description: 'The session cookie set by `POST /v1/sessions` (people in a browser). Writes (POST, PUT, PATCH, DELETE) must also send the session\'s `X-CSRF-Token`, else 403 `csrf_token_missing`. With both a bearer key and the cookie, the key is used and the cookie ignored.',
+          },
+        },
         // The resources event payloads carry, referenced from `webhooks`.
         schemas: { Project: plain(Project), Photo: plain(Photo), Notification: plain(Notification), Document: plain(Document), User: plain(User), Video: plain(Video), Webhook: plain(Webhook), Task: plain(Task), Comment: plain(Comment), Report: plain(Report), Tag: plain(Tag) },
       },
       webhooks: eventWebhooks(),
-      security: [{ bearer: [] }],
+      security: [{ bearer: [] }, { session: [] }],
     },
     transformObject: (doc) => finishDocument(addMultipartBodies((doc as { openapiObject: DocSchema }).openapiObject)) as never,
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },

@@ -55,6 +55,15 @@ export class RateLimiter {
   }
 
   async hit(bucket: string, now = Date.now()): Promise<RateDecision> {
+    return this.decide(bucket, now, true);
+  }
+
+  /** What `hit` would answer now, without counting anything (a limit on failures counts only those). */
+  async peek(bucket: string, now = Date.now()): Promise<RateDecision> {
+    return this.decide(bucket, now, false);
+  }
+
+  private async decide(bucket: string, now: number, count: boolean): Promise<RateDecision> {
     const start = now - (now % this.windowMs);
     let w = this.windows.get(bucket);
     if (!w || w.start !== start) {
@@ -69,6 +78,7 @@ export class RateLimiter {
     const resetSeconds = Math.max(1, Math.ceil((start + this.windowMs - now) / 1000));
     const used = w.shared + w.pending;
     if (used >= this.limit) return { allowed: false, limit: this.limit, remaining: 0, resetSeconds };
+    if (!count) return { allowed: true, limit: this.limit, remaining: this.limit - used, resetSeconds };
     w.pending++;
     // A busy key syncs early so that other processes learn of it before the timer fires.
     if (w.pending >= Math.max(10, this.limit / 10)) void this.flush();
@@ -156,12 +166,13 @@ export function registerRateLimit(app: FastifyInstance, limiter: RateLimiter): v
   const policy = `"default";q=${limiter.limit};w=${Math.round(limiter.windowMs / 1000)}`;
   app.addHook('onRequest', async (req, reply) => {
     if (!req.actor) return;
-    const d = await limiter.hit(req.actor.apiKeyId);
+    // A key's own quota; a signed-in person's quota is their user's (all their sessions together).
+    const d = await limiter.hit(req.actor.apiKeyId ?? req.actor.userId);
     reply.header('ratelimit-policy', policy);
     reply.header('ratelimit', `"default";r=${d.remaining};t=${d.resetSeconds}`);
     if (!d.allowed) {
       throw new ApiError(429, 'rate_limited', 'Too many requests',
-        `This API key may make ${d.limit} requests a minute; try again in ${d.resetSeconds} s.`, {}, { 'retry-after': String(d.resetSeconds) });
+        `${req.actor.apiKeyId ? 'This API key' : 'Your session'} may make ${d.limit} requests a minute; try again in ${d.resetSeconds} s.`, {}, { 'retry-after': String(d.resetSeconds) });
     }
   });
 }

@@ -1,5 +1,5 @@
-import ipaddr from 'ipaddr.js';
 import type { FastifyRequest } from 'fastify';
+import { clientBucket } from '../../http/client-address.ts';
 import { ApiError } from '../../http/errors.ts';
 import type { RateLimiter } from '../../http/rate-limit.ts';
 import type { App } from '../../http/types.ts';
@@ -12,23 +12,6 @@ const tags = ['Developer program'];
 
 /** Applications are small: 5,000 characters of intended use and a few short fields. */
 export const APPLICATION_BODY_LIMIT = 32 * 1024;
-
-/**
- * Who is asking, for the per-address limit: the client's IPv4 address, or the /64 of an IPv6
- * one (a single host usually holds a whole /64). `req.ip` honours JOBSITE_TRUST_PROXY.
- */
-export function clientBucket(ip: string): string {
-  try {
-    const addr = ipaddr.process(ip);
-    if (addr.kind() === 'ipv6') {
-      const parts = (addr as ipaddr.IPv6).parts.slice(0, 4).map((p) => p.toString(16));
-      return `${parts.join(':')}::/64`;
-    }
-    return addr.toString();
-  } catch {
-    return ip;
-  }
-}
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -2,19 +2,19 @@ import { Type } from '@sinclair/typebox';
 import { ifMatchOf } from '../../http/etag.ts';
 import { Page } from '../../http/pagination.ts';
 import type { App } from '../../http/types.ts';
-import { User, UserCreate, UserIdParams, UserListQuery, UserPatch } from './users.schemas.ts';
+import { User, UserCreate, UserCreated, UserIdParams, UserListQuery, UserPatch } from './users.schemas.ts';
 import type { UsersService } from './users.service.ts';
 
 const tags = ['Users'];
 
 export function userRoutes(app: App, users: UsersService): void {
-  app.get('/v1/users/me', { schema: { tags, summary: 'The user behind the calling API key', response: { 200: User } } },
+  app.get('/v1/users/me', { schema: { tags, summary: 'The user behind the calling API key or session', response: { 200: User } } },
     (req) => users.me(req.actor));
 
   app.get('/v1/users', { schema: { tags, summary: 'List users (newest first)', querystring: UserListQuery, response: { 200: Page(User, 'UserPage') } } },
     (req) => users.list(req.actor, { ...req.query, limit: req.query.limit ?? 50 }));
 
-  app.post('/v1/users', { schema: { tags, summary: 'Add a user (admin, manager)', body: UserCreate, response: { 201: User } } },
+  app.post('/v1/users', { schema: { tags, summary: 'Add a user and invite them (admin, manager)', body: UserCreate, response: { 201: UserCreated } } },
     async (req, reply) => {
       const user = await users.create(req.actor, req.body);
       reply.code(201).header('location', `/v1/users/${user.id}`);

@@ -27,6 +27,12 @@ export const User = Type.Object({
 }, { title: 'User' });
 export type UserView = Static<typeof User>;
 
+export const UserCreated = Type.Composite([User, Type.Object({
+  invite_url: Type.String({ description: 'The invitation link (`{JOBSITE_PUBLIC_URL}/invite/{token}`): the person opens it to choose a password. Single use, for 72 hours; shown only in this response. Give it to them when `invite_emailed` is false.' }),
+  invite_expires_at: Type.String({ format: 'date-time' }),
+  invite_emailed: Type.Boolean({ description: 'true when the link was also e-mailed to the user (the server has SMTP configured and the mail server took it).' }),
+})], { title: 'UserCreated' });
+
 export const UserCreate = Type.Object({
   email: Email,
   first_name: Type.Optional(Nullable(Name)),

@@ -2,6 +2,7 @@ import type { Db, Tx } from '../../db/database.ts';
 import type { Role } from '../../db/schema.ts';
 import { requireRole, roleRank, type Actor } from '../../http/actor.ts';
 import type { ApiKeyAuthenticator } from '../../http/auth.ts';
+import type { SessionAuthenticator } from '../../http/session-auth.ts';
 import { conflict, forbidden, notFound, unprocessable } from '../../http/errors.ts';
 import { checkIfMatch, type IfMatch } from '../../http/etag.ts';
 import { decodeCursor, toPage, type PageOf } from '../../http/pagination.ts';
@@ -9,7 +10,10 @@ import { isId, newId } from '../../ids.ts';
 import { ApiKeysRepository } from '../api-keys/api-keys.repository.ts';
 import type { EventType } from '../events/event-types.ts';
 import type { EventLog } from '../events/events.log.ts';
+import type { IssuedInvitation, PasswordTokens } from '../sessions/password-tokens.service.ts';
+import { SessionsRepository } from '../sessions/sessions.repository.ts';
 import { TasksService } from '../tasks/tasks.service.ts';
+import { WorkspacesRepository } from '../workspaces/workspaces.repository.ts';
 import type { UserCreateInput, UserListFilters, UserPatchInput } from './users.schemas.ts';
 import { UsersRepository } from './users.repository.ts';
 import { toUserView, type UserRow, type UserView } from './users.views.ts';
@@ -42,16 +46,23 @@ function changesOf(user: UserRow, patch: UserPatchInput): UserPatchInput {
  * - everyone reads the directory (needed for assigning and @mentions);
  * - admins manage everyone; managers manage users below admin and may not grant admin;
  * - everyone edits their own name, e-mail and handle; only admins change their own role or status.
- * Deactivating revokes all the user's keys; the last active admin cannot be demoted or deactivated.
+ * Deactivating revokes all the user's keys and ends their sessions; the last active admin cannot be demoted or deactivated.
  * E-mail and handle are unique per workspace, case-insensitively. See docs/roles.md.
+ * A new user gets an invitation to choose a password (docs/sign-in.md).
  * Every actual change emits its event (user.added, user.updated, user.removed) in its own
  * transaction; a write that changes nothing emits none.
  */
 export class UsersService {
   private readonly users = new UsersRepository();
   private readonly keys = new ApiKeysRepository();
+  private readonly sessions = new SessionsRepository();
 
-  constructor(private readonly db: Db, private readonly authenticator: ApiKeyAuthenticator, private readonly events: EventLog) {}
+  constructor(
+    private readonly db: Db,
+    private readonly auth: { keys: ApiKeyAuthenticator; sessions: SessionAuthenticator },
+    private readonly events: EventLog,
+    private readonly invitations: PasswordTokens,
+  ) {}
 
   async me(actor: Actor): Promise<UserView> {
     return this.get(actor, actor.userId);
@@ -68,21 +79,28 @@ export class UsersService {
     return toPage(rows, filters.limit, 'id', (u) => [u.id], toUserView);
   }
 
-  async create(actor: Actor, input: UserCreateInput): Promise<UserView> {
+  /** Adds the user and invites them: the link is returned to the caller, and e-mailed when SMTP is configured. */
+  async create(actor: Actor, input: UserCreateInput): Promise<UserView & IssuedInvitation> {
     requireRole(actor, ['admin', 'manager'], 'add users');
     const role: Role = input.role ?? 'standard';
     this.requireMayGrant(actor, role);
     // A derived handle can be taken by a concurrent insert between choosing and inserting it: choose again.
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.db.transaction().execute(async (tx) => {
+        const { row, view, invitation } = await this.db.transaction().execute(async (tx) => {
           const handle = input.handle ?? await this.users.freeHandle(tx, actor.workspaceId, input.email);
           const row = await this.users.insert(tx, {
             id: newId('user'), workspace_id: actor.workspaceId, email: input.email, handle, role,
             first_name: input.first_name ?? null, last_name: input.last_name ?? null,
           });
-          return this.emitChange(tx, 'user.added', row);
+          const invitation = await this.invitations.issueInvitation(tx, row.id);
+          return { row, view: await this.emitChange(tx, 'user.added', row), invitation };
         });
+        const [workspace, inviter] = await Promise.all([
+          new WorkspacesRepository().get(this.db, actor.workspaceId), this.users.get(this.db, actor.workspaceId, actor.userId),
+        ]);
+        const inviterName = inviter ? [inviter.first_name, inviter.last_name].filter(Boolean).join(' ') || inviter.email : null;
+        return { ...view, ...await this.invitations.mailInvitation(row, invitation, workspace?.name ?? 'Jobsite', inviterName) };
       } catch (err) {
         if (input.handle === undefined && uniqueViolation(err) === 'handle' && attempt < 5) continue;
         rethrowUniqueness(err);
@@ -113,12 +131,13 @@ export class UsersService {
       }));
       if (changes.status === 'deactivated') {
         await this.keys.revokeAllOfUser(tx, user.id);
+        await this.sessions.deleteAllOfUser(tx, user.id);
         await TasksService.unassignOpenTasksOf(tx, this.events, actor.workspaceId, user.id);
       }
       // Deactivating by PATCH is the same act as DELETE, so integrators hear of it the same way.
       return this.emitChange(tx, changes.status === 'deactivated' ? 'user.removed' : 'user.updated', row);
     });
-    this.authenticator.forget({ userId: id });
+    this.forget(id);
     return updated;
   }
 
@@ -134,10 +153,17 @@ export class UsersService {
       if (user.role === 'admin') await this.requireAnotherAdmin(tx, actor.workspaceId);
       const row = await this.users.update(tx, user.id, { status: 'deactivated', deactivated_at: new Date() });
       await this.keys.revokeAllOfUser(tx, user.id);
+      await this.sessions.deleteAllOfUser(tx, user.id);
       await TasksService.unassignOpenTasksOf(tx, this.events, actor.workspaceId, user.id);
       await this.emitChange(tx, 'user.removed', row);
     });
-    this.authenticator.forget({ userId: id });
+    this.forget(id);
+  }
+
+  /** Role and status are cached with each key and session lookup: drop them on this process now. */
+  private forget(userId: string): void {
+    this.auth.keys.forget({ userId });
+    this.auth.sessions.forget({ userId });
   }
 
   /** Records a change in the event log, inside the change's transaction; `data` is the user as the API returns it. */
