@@ -3,6 +3,7 @@ import type { Db } from '../db/database.ts';
 import type { Role } from '../db/schema.ts';
 import type { Actor } from './actor.ts';
 import { hashApiKeySecret, isWellFormedApiKey } from './api-key-secret.ts';
+import { CredentialCache } from './credential-cache.ts';
 import { ApiError } from './errors.ts';
 import { KeyUsageRecorder } from './key-usage.ts';
 import type { SessionAuthenticator } from './session-auth.ts';
@@ -42,13 +43,12 @@ const unauthorized = (code: string, detail: string) =>
  * `ttlMs`, and the process that revoked drops its cache entry at once.
  */
 export class ApiKeyAuthenticator {
-  private readonly cache = new Map<string, { result: KeyLookup; expires: number }>();
-  /** Bumped by forget(): a lookup that was in flight meanwhile may be stale, so it is not cached. */
-  private generation = 0;
+  private readonly cache: CredentialCache<KeyLookup>;
   /** Records each key's last use, at most once a minute, off the request path. */
   readonly usage: KeyUsageRecorder;
 
-  constructor(private readonly db: Db, private readonly ttlMs = 5_000, private readonly maxEntries = 10_000) {
+  constructor(private readonly db: Db, ttlMs = 5_000, maxEntries = 10_000) {
+    this.cache = new CredentialCache(ttlMs, maxEntries);
     this.usage = new KeyUsageRecorder(db);
   }
 
@@ -59,17 +59,8 @@ export class ApiKeyAuthenticator {
     const secret = match[1]!;
     if (!isWellFormedApiKey(secret)) throw unauthorized('malformed_api_key', 'That is not a Jobsite API key (they look like `jsk_` and 38 letters and digits).');
 
-    const hash = hashApiKeySecret(secret);
-    const cacheKey = hash.toString('base64');
     const now = Date.now();
-    let entry = this.cache.get(cacheKey);
-    if (!entry || entry.expires <= now) {
-      const generation = this.generation;
-      entry = { result: await this.lookup(hash), expires: now + this.ttlMs };
-      if (this.cache.size >= this.maxEntries) this.cache.clear();
-      if (generation === this.generation) this.cache.set(cacheKey, entry);
-    }
-    const { result } = entry;
+    const result = await this.cache.resolve(hashApiKeySecret(secret), now, (hash) => this.lookup(hash));
     if (result.state === 'unknown') throw unauthorized('unknown_api_key', 'No such API key.');
     if (result.state === 'revoked') throw unauthorized('revoked_api_key', 'This API key was revoked or its user deactivated.');
     if (result.expiresAt !== null && result.expiresAt <= now) throw unauthorized('expired_api_key', 'This API key has expired; ask for a new one.');
@@ -82,11 +73,7 @@ export class ApiKeyAuthenticator {
 
   /** Drops cached lookups of a key or of every key of a user (after revocation, deactivation, role change). */
   forget(match: { apiKeyId?: string; userId?: string }): void {
-    this.generation++;
-    for (const [k, { result }] of this.cache) {
-      if (result.state !== 'ok') continue;
-      if (result.actor.apiKeyId === match.apiKeyId || result.actor.userId === match.userId) this.cache.delete(k);
-    }
+    this.cache.forget((actor) => actor.apiKeyId === match.apiKeyId || actor.userId === match.userId);
   }
 
   private async lookup(hash: Buffer): Promise<KeyLookup> {

@@ -1,6 +1,7 @@
 import type { Db } from '../db/database.ts';
 import type { Role } from '../db/schema.ts';
 import type { Actor } from './actor.ts';
+import { CredentialCache } from './credential-cache.ts';
 import { ApiError } from './errors.ts';
 import { KeyUsageRecorder } from './key-usage.ts';
 import { hashSecret, isWellFormedSecret } from './session-secret.ts';
@@ -27,27 +28,18 @@ const unauthorized = (code: string, detail: string) =>
  * path, at most once a minute, which is what the 30-day idle expiry reads.
  */
 export class SessionAuthenticator {
-  private readonly cache = new Map<string, { result: SessionLookup; expires: number }>();
-  private generation = 0;
+  private readonly cache: CredentialCache<SessionLookup>;
   readonly usage: KeyUsageRecorder;
 
-  constructor(private readonly db: Db, private readonly ttlMs = 5_000, private readonly maxEntries = 10_000) {
+  constructor(private readonly db: Db, ttlMs = 5_000, maxEntries = 10_000) {
+    this.cache = new CredentialCache(ttlMs, maxEntries);
     this.usage = new KeyUsageRecorder(db, 60_000, 10_000, 'sessions');
   }
 
   async authenticate(secret: string): Promise<Actor> {
     if (!isWellFormedSecret(secret)) throw unauthorized('invalid_session', 'The session cookie is not one this server issued; sign in again.');
-    const hash = hashSecret(secret);
-    const cacheKey = hash.toString('base64');
     const now = Date.now();
-    let entry = this.cache.get(cacheKey);
-    if (!entry || entry.expires <= now) {
-      const generation = this.generation;
-      entry = { result: await this.lookup(hash), expires: now + this.ttlMs };
-      if (this.cache.size >= this.maxEntries) this.cache.clear();
-      if (generation === this.generation) this.cache.set(cacheKey, entry);
-    }
-    const { result } = entry;
+    const result = await this.cache.resolve(hashSecret(secret), now, (hash) => this.lookup(hash));
     if (result.state === 'unknown') throw unauthorized('invalid_session', 'This session has ended (signed out, revoked, or its user deactivated); sign in again.');
     if (result.lastUsedAt + SESSION_IDLE_MS <= now) throw unauthorized('session_expired', 'This session was idle for 30 days and has ended; sign in again.');
     this.usage.touch(result.actor.sessionId!, now);
@@ -56,11 +48,7 @@ export class SessionAuthenticator {
 
   /** Drops cached lookups of a session or of every session of a user (sign-out, deactivation, role change). */
   forget(match: { sessionId?: string; userId?: string }): void {
-    this.generation++;
-    for (const [k, { result }] of this.cache) {
-      if (result.state !== 'ok') continue;
-      if (result.actor.sessionId === match.sessionId || result.actor.userId === match.userId) this.cache.delete(k);
-    }
+    this.cache.forget((actor) => actor.sessionId === match.sessionId || actor.userId === match.userId);
   }
 
   private async lookup(hash: Buffer): Promise<SessionLookup> {
