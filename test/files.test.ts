@@ -280,7 +280,9 @@ describe('GET /v1/files/… (file driver)', () => {
       const res = await leaky.app.inject({ method: 'GET', url: `/v1/files/..%2F..%2F..%2Fsecret.txt/a/b/c?expires=${expires}&sig=${sig}` });
       assert.equal(res.statusCode, 403);
       const res2 = await leaky.app.inject({ method: 'GET', url: `/v1/files/${key.split('/').map(encodeURIComponent).join('/')}?expires=${expires}&sig=${sig}` });
-      assert.equal(res2.statusCode, 404, res2.body);
+      // The client resolves the dot segments (/secret.txt): no file route, so a 404, or the web app's
+      // page for an unknown client path when it is built; never the file.
+      assert.ok(res2.statusCode === 404 || String(res2.headers['content-type']).startsWith('text/html'), `${res2.statusCode} ${res2.body}`);
       assert.doesNotMatch(res2.body, /do not serve/);
 
       // Nor can it make the server send a header of its choosing.
