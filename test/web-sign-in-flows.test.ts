@@ -100,6 +100,7 @@ describe('invitation and password reset in Chromium', { skip: SKIP }, () => {
       assert.deepEqual(await seriousAxeViolations(page), []);
       if (size === 'phone') assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth));
       await page.getByLabel('Password').fill('correct horse battery staple');
+      assert.equal(await page.getByText(/too short/).count(), 0, 'the problem goes once the password is long enough');
       await page.screenshot({ path: screenshotPath(`web-invite-${size}`) });
 
       await page.getByRole('button', { name: 'Join and sign in' }).click();

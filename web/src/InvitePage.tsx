@@ -113,7 +113,7 @@ export function InvitePage({ token, onSignedIn }: { token: string; onSignedIn(se
         <input id={lastId} name="family-name" autoComplete="family-name" maxLength={100} value={lastName} onChange={(e) => setLastName(e.target.value)} />
         {/* For password managers: the account the new password belongs to. */}
         <input type="email" name="email" autoComplete="username" value={invitation.email} readOnly hidden />
-        <PasswordField label="Password" value={password} onChange={setPassword} problem={problem} />
+        <PasswordField label="Password" value={password} onChange={(v) => { setPassword(v); if (problem) setProblem(passwordProblem(v)); }} problem={problem} />
         <button type="submit" disabled={busy}>{busy ? 'Joining…' : 'Join and sign in'}</button>
       </form>
     </main>

@@ -89,7 +89,7 @@ export function ResetPasswordPage({ token, onDone }: { token: string; onDone(): 
         <h1 id="reset-heading">Set a new password</h1>
         <p>Choose a new password. Every device signed in with the old one will be signed out.</p>
         {error ? <ErrorMessage error={error} /> : null}
-        <PasswordField label="New password" value={password} onChange={setPassword} problem={problem} />
+        <PasswordField label="New password" value={password} onChange={(v) => { setPassword(v); if (problem) setProblem(passwordProblem(v)); }} problem={problem} />
         <button type="submit" disabled={busy}>{busy ? 'Saving…' : 'Set the new password'}</button>
       </form>
     </main>
