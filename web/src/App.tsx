@@ -1,7 +1,9 @@
 import { useCallback, useEffect, useState } from 'react';
-import { Route, Switch } from 'wouter';
+import { Route, Switch, useLocation, useRoute } from 'wouter';
 import { api, ApiProblem, setCsrfToken, type Session } from './api.ts';
 import { ErrorMessage } from './ErrorMessage.tsx';
+import { InvitePage } from './InvitePage.tsx';
+import { ForgotPasswordPage, ResetPasswordPage } from './PasswordResetPages.tsx';
 import { ProjectPage } from './ProjectPage.tsx';
 import { ProjectsPage } from './ProjectsPage.tsx';
 import { Shell } from './Shell.tsx';
@@ -13,9 +15,17 @@ type State =
   | { kind: 'signed-in'; session: Session }
   | { kind: 'error'; error: unknown };
 
-/** Asks the API who is signed in (the cookie decides), then shows the sign-in screen or the app. */
+/**
+ * Asks the API who is signed in (the cookie decides), then shows the sign-in screen or the app.
+ * The pages reached from an e-mail's link (/invite/…, /reset/…) and /forgot-password show either way.
+ */
 export function App() {
   const [state, setState] = useState<State>({ kind: 'loading' });
+  const [notice, setNotice] = useState<string | null>(null);
+  const [, navigate] = useLocation();
+  const [inviting, invite] = useRoute<{ token: string }>('/invite/:token');
+  const [resetting, reset] = useRoute<{ token: string }>('/reset/:token');
+  const [forgetting] = useRoute('/forgot-password');
 
   const load = useCallback(() => {
     setState({ kind: 'loading' });
@@ -32,12 +42,24 @@ export function App() {
 
   const signedIn = useCallback((session: Session) => {
     setCsrfToken(session.csrf_token);
+    setNotice(null);
     setState({ kind: 'signed-in', session });
   }, []);
+  // To the start: whoever signs in next does not land on the previous person's page.
   const signedOut = useCallback(() => {
     setCsrfToken(null);
     setState({ kind: 'signed-out' });
-  }, []);
+    navigate('/', { replace: true });
+  }, [navigate]);
+
+  if (inviting) {
+    return <InvitePage token={invite.token} onSignedIn={(session) => { signedIn(session); navigate('/projects', { replace: true }); }} />;
+  }
+  if (resetting) {
+    // A reset ends every session of the user, so whoever was signed in here is signed out too.
+    return <ResetPasswordPage token={reset.token} onDone={() => { signedOut(); setNotice('Your new password is set. Sign in with it.'); }} />;
+  }
+  if (forgetting) return <ForgotPasswordPage />;
 
   switch (state.kind) {
     case 'loading':
@@ -51,7 +73,7 @@ export function App() {
         </main>
       );
     case 'signed-out':
-      return <SignIn onSignedIn={signedIn} />;
+      return <SignIn onSignedIn={signedIn} notice={notice} />;
     case 'signed-in':
       return (
         <Shell session={state.session} onSignedOut={signedOut}>

@@ -1,6 +1,6 @@
 import { useState, type ReactNode } from 'react';
 import { Link, useLocation } from 'wouter';
-import { api, displayName, type Session } from './api.ts';
+import { api, ApiProblem, displayName, type Session } from './api.ts';
 import { ErrorMessage } from './ErrorMessage.tsx';
 
 /** The signed-in frame: a skip link, the header (who, sign out), the navigation and the page. */
@@ -15,7 +15,9 @@ export function Shell({ session, onSignedOut, children }: { session: Session; on
       await api.signOut();
       onSignedOut();
     } catch (err) {
-      setError(err);
+      // 401: the session had already ended (signed out elsewhere, password reset): signed out all the same.
+      if (err instanceof ApiProblem && err.status === 401) onSignedOut();
+      else setError(err);
     }
   }
 

@@ -1,9 +1,10 @@
 import { useId, useState, type FormEvent } from 'react';
+import { Link } from 'wouter';
 import { api, type Session } from './api.ts';
 import { ErrorMessage } from './ErrorMessage.tsx';
 
-/** E-mail and password, labelled; a failure is shown in words and focus stays in the form. */
-export function SignIn({ onSignedIn }: { onSignedIn(session: Session): void }) {
+/** E-mail and password, labelled; a failure is shown in words and focus stays in the form; `notice`: news from a reset. */
+export function SignIn({ onSignedIn, notice = null }: { onSignedIn(session: Session): void; notice?: string | null }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [busy, setBusy] = useState(false);
@@ -27,6 +28,7 @@ export function SignIn({ onSignedIn }: { onSignedIn(session: Session): void }) {
     <main className="sign-in">
       <form className="card" onSubmit={submit} aria-labelledby="sign-in-heading" noValidate={false}>
         <h1 id="sign-in-heading">Sign in to Jobsite</h1>
+        {notice && !error ? <p className="notice" role="status">{notice}</p> : null}
         {error ? <ErrorMessage error={error} /> : null}
         <label htmlFor={emailId}>E-mail</label>
         <input id={emailId} name="email" type="email" autoComplete="username" inputMode="email" required autoFocus
@@ -35,6 +37,7 @@ export function SignIn({ onSignedIn }: { onSignedIn(session: Session): void }) {
         <input id={passwordId} name="password" type="password" autoComplete="current-password" required
           value={password} onChange={(e) => setPassword(e.target.value)} />
         <button type="submit" disabled={busy}>{busy ? 'Signing in…' : 'Sign in'}</button>
+        <p className="links"><Link href="/forgot-password">Forgot your password?</Link></p>
       </form>
     </main>
   );

@@ -18,6 +18,14 @@ export interface Session {
   csrf_token: string;
 }
 
+export interface Invitation {
+  email: string;
+  first_name: string | null;
+  last_name: string | null;
+  workspace: { id: string; name: string };
+  expires_at: string;
+}
+
 export interface Address {
   street_address_1: string | null;
   street_address_2: string | null;
@@ -118,6 +126,12 @@ export const api = {
   signIn: (email: string, password: string) => request<Session>('POST', '/v1/sessions', { body: { email, password } }),
   currentSession: () => request<Session>('GET', '/v1/sessions/current'),
   signOut: () => request<void>('DELETE', '/v1/sessions/current'),
+  invitation: (token: string) => request<Invitation>('GET', `/v1/invitations/${encodeURIComponent(token)}`),
+  acceptInvitation: (token: string, body: { password: string; first_name?: string; last_name?: string }) =>
+    request<Session>('POST', `/v1/invitations/${encodeURIComponent(token)}`, { body }),
+  requestPasswordReset: (email: string) => request<unknown>('POST', '/v1/password-resets', { body: { email } }),
+  resetPassword: (token: string, password: string) =>
+    request<void>('POST', `/v1/password-resets/${encodeURIComponent(token)}`, { body: { password } }),
   projects: (query: { q?: string; status?: 'active' | 'archived' | 'all'; cursor?: string | null; limit?: number }) =>
     request<Page<Project>>('GET', '/v1/projects', { query }),
   project: (id: string) => request<Project>('GET', `/v1/projects/${encodeURIComponent(id)}`),
