@@ -1,7 +1,8 @@
-import { useDeferredValue, useId } from 'react';
+import { useDeferredValue, useId, useState } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
 import { api, formatAddress, type Project } from './api.ts';
 import { ErrorMessage } from './ErrorMessage.tsx';
+import { ProjectForm } from './ProjectForm.tsx';
 import { usePages, useWhenVisible } from './usePages.ts';
 
 type Status = 'active' | 'archived' | 'all';
@@ -13,6 +14,7 @@ const STATUSES: readonly string[] = ['active', 'archived', 'all'];
  */
 export function ProjectsPage() {
   const [, navigate] = useLocation();
+  const [creating, setCreating] = useState(false);
   const params = new URLSearchParams(useSearch());
   const q = params.get('q') ?? '';
   const status = (STATUSES.includes(params.get('status') ?? '') ? params.get('status') : 'active') as Status;
@@ -35,7 +37,21 @@ export function ProjectsPage() {
 
   return (
     <>
-      <h1>Projects</h1>
+      <div className="page-heading">
+        <h1>Projects</h1>
+        {creating ? null : <button type="button" onClick={() => setCreating(true)}>New project</button>}
+      </div>
+      {creating
+        ? (
+          <ProjectForm
+            title="New project" project={null} submitLabel="Create project" onCancel={() => setCreating(false)}
+            onSubmit={async (input) => {
+              const project = await api.createProject(input);
+              navigate(`/projects/${project.id}`);
+            }}
+          />
+        )
+        : null}
       <form className="filters" role="search" onSubmit={(e) => e.preventDefault()}>
         <div>
           <label htmlFor={searchId}>Search projects</label>

@@ -35,12 +35,30 @@ export interface Address {
   country: string | null;
 }
 
+export interface Coordinates {
+  lat: number;
+  lon: number;
+}
+
+/** What the project form sends: POST /v1/projects, or PATCH /v1/projects/{id} (merge patch). */
+export interface ProjectInput {
+  name: string;
+  address: Partial<Address>;
+  coordinates: Coordinates | null;
+}
+
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
 export interface Project {
   id: string;
   name: string;
   description: string | null;
   status: 'active' | 'archived';
   address: Address;
+  coordinates: Coordinates | null;
   cover_photo: { id: string; thumbnail_url: string } | null;
   updated_at: string;
 }
@@ -67,6 +85,8 @@ export class ApiProblem extends Error {
     readonly code: string,
     readonly title: string,
     readonly detail: string,
+    /** A 400's `errors[]`: which field is wrong, in words. */
+    readonly errors: FieldError[] = [],
   ) {
     super(detail ? `${title}: ${detail}` : title);
   }
@@ -89,8 +109,14 @@ function withQuery(path: string, query?: Query): string {
   return s ? `${path}?${s}` : path;
 }
 
-export async function request<T>(method: string, path: string, options: { query?: Query; body?: unknown } = {}): Promise<T> {
+export async function request<T>(method: string, path: string, options: { query?: Query; body?: unknown; ifMatch?: string } = {}): Promise<T> {
+  return (await requestWithEtag<T>(method, path, options)).body;
+}
+
+/** The body and the ETag header (for a later If-Match). */
+export async function requestWithEtag<T>(method: string, path: string, options: { query?: Query; body?: unknown; ifMatch?: string } = {}): Promise<{ body: T; etag: string | null }> {
   const headers: Record<string, string> = { accept: 'application/json' };
+  if (options.ifMatch) headers['if-match'] = options.ifMatch;
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   if (method !== 'GET' && method !== 'HEAD' && csrfToken) headers['x-csrf-token'] = csrfToken;
   let res: Response;
@@ -104,7 +130,7 @@ export async function request<T>(method: string, path: string, options: { query?
   } catch {
     throw new ApiProblem(0, 'network_error', 'No connection', 'The server could not be reached. Check the connection and try again.');
   }
-  if (res.status === 204) return undefined as T;
+  if (res.status === 204) return { body: undefined as T, etag: null };
   const text = await res.text();
   let body: unknown = null;
   try {
@@ -112,13 +138,14 @@ export async function request<T>(method: string, path: string, options: { query?
   } catch {
     // Not JSON (a proxy's error page): fall through to a problem in words below.
   }
-  if (res.ok) return body as T;
-  const p = (body ?? {}) as Partial<Record<'code' | 'title' | 'detail', unknown>>;
+  if (res.ok) return { body: body as T, etag: res.headers.get('etag') };
+  const p = (body ?? {}) as Partial<Record<'code' | 'title' | 'detail' | 'errors', unknown>>;
   throw new ApiProblem(
     res.status,
     typeof p.code === 'string' ? p.code : `http_${res.status}`,
     typeof p.title === 'string' && p.title ? p.title : `The server answered ${res.status}${res.statusText ? ` ${res.statusText}` : ''}`,
     typeof p.detail === 'string' ? p.detail : '',
+    Array.isArray(p.errors) ? (p.errors as FieldError[]).filter((e) => !!e && typeof e.path === 'string' && typeof e.message === 'string') : [],
   );
 }
 
@@ -135,6 +162,13 @@ export const api = {
   projects: (query: { q?: string; status?: 'active' | 'archived' | 'all'; cursor?: string | null; limit?: number }) =>
     request<Page<Project>>('GET', '/v1/projects', { query }),
   project: (id: string) => request<Project>('GET', `/v1/projects/${encodeURIComponent(id)}`),
+  /** The project and its ETag, for an edit's If-Match. */
+  projectWithEtag: (id: string) => requestWithEtag<Project>('GET', `/v1/projects/${encodeURIComponent(id)}`),
+  createProject: (body: ProjectInput) => request<Project>('POST', '/v1/projects', { body }),
+  updateProject: (id: string, body: Partial<ProjectInput>, etag: string | null) =>
+    requestWithEtag<Project>('PATCH', `/v1/projects/${encodeURIComponent(id)}`, { body, ifMatch: etag ?? undefined }),
+  archiveProject: (id: string) => requestWithEtag<Project>('POST', `/v1/projects/${encodeURIComponent(id)}/archive`),
+  restoreProject: (id: string) => requestWithEtag<Project>('POST', `/v1/projects/${encodeURIComponent(id)}/restore`),
   photos: (query: { project_id: string; cursor?: string | null; limit?: number }) =>
     request<Page<Photo>>('GET', '/v1/photos', { query: { ...query, sort: 'captured_at' } }),
 };
