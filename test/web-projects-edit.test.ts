@@ -100,6 +100,7 @@ describe('creating and editing projects in the web app', { skip: SKIP }, () => {
     assert.equal(writes.length, 1);
 
     await form.getByLabel('Name').fill('Riverside Clinic');
+    assert.equal(await form.getByLabel('Name').getAttribute('aria-invalid'), null, 'the problem goes once the field changes');
     await form.getByLabel('Street').fill('12 Mill Road');
     await form.getByLabel('City').fill('Hamilton');
     await form.getByLabel('State').fill('Waikato');

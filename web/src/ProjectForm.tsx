@@ -114,7 +114,11 @@ export function ProjectForm({ title, project, submitLabel, onSubmit, onCancel, p
         <input
           id={inputId} name={f} value={values[f]} autoFocus={f === 'name'} required={extra.required} inputMode={extra.inputMode} autoComplete={extra.autoComplete ?? 'off'}
           aria-invalid={fieldErrors[f] ? true : undefined} aria-describedby={describedBy}
-          onChange={(e) => setValues({ ...values, [f]: e.target.value })}
+          onChange={(e) => {
+            setValues({ ...values, [f]: e.target.value });
+            // The problem goes as soon as the field changes; the check runs again on sending.
+            if (fieldErrors[f]) setFieldErrors({ ...fieldErrors, [f]: undefined });
+          }}
         />
         {fieldErrors[f] ? <p className="field-error" id={errorId}>{fieldErrors[f]}</p> : null}
       </div>
