@@ -18,12 +18,12 @@ export interface DatabaseHandle {
 
 /**
  * Bounds on waiting for the database, so that no API request waits more than about 5 s when it
- * goes away: a connection must be made within 3 s (a host that does not answer), a statement may
+ * goes away: a connection must be made within 2 s (a host that does not answer; a request may need two), a statement may
  * run 4 s on the server (API statements take milliseconds; the job queue's pools allow minutes),
  * and the client gives up half a second after that (a server that stopped answering mid-query).
  * TCP keepalives find connections to a vanished host while they sit idle in the pool.
  */
-export const CONNECT_TIMEOUT_MS = 3_000;
+export const CONNECT_TIMEOUT_MS = 2_000;
 export const STATEMENT_TIMEOUT_MS = 4_000;
 
 export function connectionLimits(statementTimeoutMs = STATEMENT_TIMEOUT_MS) {
