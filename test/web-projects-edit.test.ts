@@ -4,55 +4,20 @@
  * coordinates checked before sending; the API's field errors next to their fields; axe-core on the form.
  */
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { newWorkspace, startTestApp, type TestContext, type TestWorkspace } from './helpers.ts';
+import { newWorkspace, type TestWorkspace } from './helpers.ts';
 import { chromiumPath, launchChromium, NO_CHROMIUM, screenshotPath, seriousAxeViolations, VIEWPORTS } from './web-browser.ts';
+import { callApi, listeningTestApp, sessionCookieFor, TEST_PASSWORD, userWithPassword } from './web-server.ts';
 
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-const port = await freePort();
-const origin = `http://127.0.0.1:${port}`;
-const t: TestContext = await startTestApp({ JOBSITE_PUBLIC_URL: origin });
-await t.app.listen({ port, host: '127.0.0.1' });
+const { t, origin } = await listeningTestApp();
 const SKIP = !chromiumPath() ? NO_CHROMIUM : false;
 after(async () => t.close());
 
-const PASSWORD = 'correct horse battery staple';
+const PASSWORD = TEST_PASSWORD;
+const call = (key: string, method: string, path: string, body?: unknown) => callApi(origin, key, method, path, body);
 
-async function call(key: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${origin}${path}`, {
-    method, headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = res.status === 204 ? null : await res.json() as Record<string, any>;
-  assert.ok(res.ok, `${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-  return json!;
-}
-
-/** A standard user with a password (the invitation POST /v1/users returns, accepted). */
-async function userWithPassword(ws: TestWorkspace, email: string): Promise<void> {
-  const user = await call(ws.admin.key, 'POST', '/v1/users', { email, first_name: 'Rosa', last_name: 'Crew', role: 'standard' });
-  const token = decodeURIComponent(new URL(user.invite_url).pathname.split('/').pop()!);
-  await call(ws.admin.key, 'POST', `/v1/invitations/${encodeURIComponent(token)}`, { password: PASSWORD });
-}
-
-async function signInByApi(context: BrowserContext, email: string): Promise<void> {
-  const res = await fetch(`${origin}/v1/sessions`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: PASSWORD }),
-  });
-  assert.equal(res.status, 201, await res.clone().text());
-  const cookie = res.headers.getSetCookie().find((c) => c.startsWith('jobsite_session='))!;
-  const value = cookie.split(';')[0]!.slice('jobsite_session='.length);
-  await context.addCookies([{ name: 'jobsite_session', value, url: origin, httpOnly: true, sameSite: 'Lax' }]);
-}
+const signInByApi = (context: BrowserContext, email: string) => sessionCookieFor(origin, context, email);
 
 describe('creating and editing projects in the web app', { skip: SKIP }, () => {
   let browser: Browser;
@@ -61,7 +26,7 @@ describe('creating and editing projects in the web app', { skip: SKIP }, () => {
 
   before(async () => {
     ws = await newWorkspace(t);
-    await userWithPassword(ws, email);
+    await userWithPassword(origin, ws, email);
     browser = await launchChromium();
   });
   after(async () => browser?.close());

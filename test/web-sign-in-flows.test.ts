@@ -5,26 +5,15 @@
  * sets a new password that then signs in. Desktop and phone, axe-core on every new page.
  */
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { newWorkspace, startTestApp, type TestContext, type TestWorkspace } from './helpers.ts';
+import { newWorkspace, type TestWorkspace } from './helpers.ts';
 import { MailCatcher } from './smtp-server.ts';
 import { chromiumPath, launchChromium, NO_CHROMIUM, screenshotPath, seriousAxeViolations, VIEWPORTS } from './web-browser.ts';
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+import { listeningTestApp } from './web-server.ts';
 
 const smtp = await MailCatcher.start();
-const port = await freePort();
-const origin = `http://127.0.0.1:${port}`;
-const t: TestContext = await startTestApp({ JOBSITE_PUBLIC_URL: origin, JOBSITE_SMTP_URL: smtp.url(), JOBSITE_MAIL_FROM: 'Jobsite <jobsite@example.test>' });
-await t.app.listen({ port, host: '127.0.0.1' });
+const { t, origin } = await listeningTestApp({ JOBSITE_SMTP_URL: smtp.url(), JOBSITE_MAIL_FROM: 'Jobsite <jobsite@example.test>' });
 const SKIP = chromiumPath() ? false : NO_CHROMIUM;
 after(async () => {
   await t.close();

@@ -1,73 +1,26 @@
 /**
  * The signed-in web app in Chromium (issue 14): sign in → the projects list (search, status,
  * load more) → a project's page with its photos by day → sign out, on a desktop and a phone.
- *
- * RUNS ONLY WITH THE SIGN-IN API: when the OpenAPI document has no POST /v1/sessions, every test
- * here skips with "sign-in API not merged yet". The password is set through the invitation that
- * POST /v1/users returns (see setPassword below: adjust it there if that route is named otherwise).
+
  */
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { jpegWithExif } from './fixtures/images.ts';
-import { newWorkspace, startTestApp, type TestContext, type TestWorkspace } from './helpers.ts';
+import { newWorkspace, type TestWorkspace } from './helpers.ts';
 import { multipart } from './multipart.ts';
 import { chromiumPath, launchChromium, NO_CHROMIUM, screenshotPath, seriousAxeViolations, VIEWPORTS } from './web-browser.ts';
+import { callApi, listeningTestApp, sessionCookieFor, TEST_PASSWORD, userWithPassword } from './web-server.ts';
 
-/** A free port, so that the app's public URL (and so its signed thumbnail URLs) is the address the browser uses. */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-const port = await freePort();
-const origin = `http://127.0.0.1:${port}`;
-const t: TestContext = await startTestApp({ JOBSITE_PUBLIC_URL: origin });
-await t.app.listen({ port, host: '127.0.0.1' });
-const spec = await (await fetch(`${origin}/v1/openapi.json`)).json() as { paths: Record<string, Record<string, unknown>> };
-const SKIP = !spec.paths['/v1/sessions']?.post ? 'sign-in API not merged yet' : !chromiumPath() ? NO_CHROMIUM : false;
+const { t, origin } = await listeningTestApp();
+const SKIP = chromiumPath() ? false : NO_CHROMIUM;
 after(async () => t.close());
 
-const PASSWORD = 'correct horse battery staple';
+const PASSWORD = TEST_PASSWORD;
+const call = (key: string, method: string, path: string, body?: unknown) => callApi(origin, key, method, path, body);
+const setPassword = (ws: TestWorkspace, email: string) => userWithPassword(origin, ws, email);
 
-async function call(key: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${origin}${path}`, {
-    method, headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = res.status === 204 ? null : await res.json() as Record<string, any>;
-  assert.ok(res.ok, `${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-  return json!;
-}
-
-/** A user with a password: invited by the admin (POST /v1/users → invite_url), the invitation accepted with a password. */
-async function setPassword(ws: TestWorkspace, email: string): Promise<void> {
-  const user = await call(ws.admin.key, 'POST', '/v1/users', { email, first_name: 'Rosa', last_name: 'Crew', role: 'standard' });
-  assert.ok(typeof user.invite_url === 'string', `POST /v1/users returns invite_url: ${JSON.stringify(user)}`);
-  const token = decodeURIComponent(new URL(user.invite_url).pathname.split('/').pop()!);
-  const accept = Object.keys(spec.paths).find((p) => /invit/.test(p) && /\{token\}/.test(p) && spec.paths[p]!.post)
-    ?? '/v1/password-resets/{token}';
-  const res = await fetch(`${origin}${accept.replace('{token}', encodeURIComponent(token))}`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ password: PASSWORD }),
-  });
-  assert.ok(res.ok, `POST ${accept}: ${res.status} ${await res.text()}`);
-}
-
-/** The session cookie from POST /v1/sessions, put into the browser's context as the API set it. */
-async function signInByApi(context: BrowserContext, email: string): Promise<void> {
-  const res = await fetch(`${origin}/v1/sessions`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: PASSWORD }),
-  });
-  assert.equal(res.status, 201, await res.clone().text());
-  const cookie = res.headers.getSetCookie().find((c) => c.startsWith('jobsite_session='));
-  assert.ok(cookie, 'POST /v1/sessions sets the jobsite_session cookie');
-  const value = cookie.split(';')[0]!.slice('jobsite_session='.length);
-  await context.addCookies([{ name: 'jobsite_session', value, url: origin, httpOnly: true, sameSite: 'Lax' }]);
-}
+const signInByApi = (context: BrowserContext, email: string) => sessionCookieFor(origin, context, email);
 
 async function uploadPhoto(key: string, projectId: string, capturedAt: string, caption: string) {
   const { payload, headers } = multipart({ captured_at: capturedAt, caption }, { data: await jpegWithExif() });

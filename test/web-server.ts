@@ -1,0 +1,60 @@
+/**
+ * What the browser tests share on the server side: the app listening on a real port whose address
+ * is also its public URL (so signed thumbnail URLs point where the browser is), API calls with a
+ * key, and a user who has accepted an invitation with a password.
+ */
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import type { BrowserContext } from 'playwright-core';
+import { startTestApp, type TestContext, type TestWorkspace } from './helpers.ts';
+
+/** A free loopback port. */
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** A test app listening on 127.0.0.1, with JOBSITE_PUBLIC_URL its own address. */
+export async function listeningTestApp(env: Record<string, string> = {}): Promise<{ t: TestContext; origin: string }> {
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const t = await startTestApp({ JOBSITE_PUBLIC_URL: origin, ...env });
+  await t.app.listen({ port, host: '127.0.0.1' });
+  return { t, origin };
+}
+
+/** A request with an API key that must succeed; its JSON body (null for 204). */
+export async function callApi(origin: string, key: string, method: string, path: string, body?: unknown): Promise<Record<string, any>> {
+  const res = await fetch(`${origin}${path}`, {
+    method, headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = res.status === 204 ? null : await res.json() as Record<string, any>;
+  assert.ok(res.ok, `${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+  return json!;
+}
+
+export const TEST_PASSWORD = 'correct horse battery staple';
+
+/** A standard user "Rosa Crew" with TEST_PASSWORD: invited by the admin (invite_url), the invitation accepted. */
+export async function userWithPassword(origin: string, ws: TestWorkspace, email: string): Promise<void> {
+  const user = await callApi(origin, ws.admin.key, 'POST', '/v1/users', { email, first_name: 'Rosa', last_name: 'Crew', role: 'standard' });
+  assert.ok(typeof user.invite_url === 'string', `POST /v1/users returns invite_url: ${JSON.stringify(user)}`);
+  const token = decodeURIComponent(new URL(user.invite_url).pathname.split('/').pop()!);
+  await callApi(origin, ws.admin.key, 'POST', `/v1/invitations/${encodeURIComponent(token)}`, { password: TEST_PASSWORD });
+}
+
+/** Signs `email` in with TEST_PASSWORD (POST /v1/sessions) and puts the session cookie into the browser's context as the API set it. */
+export async function sessionCookieFor(origin: string, context: BrowserContext, email: string): Promise<void> {
+  const res = await fetch(`${origin}/v1/sessions`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: TEST_PASSWORD }),
+  });
+  assert.equal(res.status, 201, await res.clone().text());
+  const cookie = res.headers.getSetCookie().find((c) => c.startsWith('jobsite_session='));
+  assert.ok(cookie, 'POST /v1/sessions sets the jobsite_session cookie');
+  const value = cookie.split(';')[0]!.slice('jobsite_session='.length);
+  await context.addCookies([{ name: 'jobsite_session', value, url: origin, httpOnly: true, sameSite: 'Lax' }]);
+}
