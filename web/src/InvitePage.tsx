@@ -2,7 +2,7 @@ import { useEffect, useId, useState, type FormEvent } from 'react';
 import { Link } from 'wouter';
 import { api, ApiProblem, type Invitation, type Session } from './api.ts';
 import { ErrorMessage } from './ErrorMessage.tsx';
-import { PasswordField, passwordProblem } from './PasswordField.tsx';
+import { PasswordField, passwordProblem, refusePassword } from './PasswordField.tsx';
 
 /** A link that does not work (404/410), in words, with the way forward. */
 export function DeadLink({ error, kind }: { error: ApiProblem; kind: 'invite' | 'reset' }) {
@@ -65,12 +65,7 @@ export function InvitePage({ token, onSignedIn }: { token: string; onSignedIn(se
   async function submit(event: FormEvent) {
     event.preventDefault();
     setError(null);
-    const tooShort = passwordProblem(password);
-    setProblem(tooShort);
-    if (tooShort) {
-      (event.currentTarget as HTMLFormElement).querySelector<HTMLInputElement>('input[type="password"]')?.focus();
-      return;
-    }
+    if (refusePassword(event, password, setProblem)) return;
     setBusy(true);
     try {
       const body: { password: string; first_name?: string; last_name?: string } = { password };

@@ -1,4 +1,4 @@
-import { useId } from 'react';
+import { useId, type FormEvent } from 'react';
 
 /** The API's rule (docs/sign-in.md): 10 to 256 characters, any characters. */
 export const PASSWORD_MIN = 10;
@@ -10,6 +10,17 @@ export function passwordProblem(password: string): string | null {
   if (length < PASSWORD_MIN) return `The password is too short: use at least ${PASSWORD_MIN} characters (it has ${length}).`;
   if (length > PASSWORD_MAX) return `The password is too long: use at most ${PASSWORD_MAX} characters.`;
   return null;
+}
+
+/**
+ * The check before a form with a new password is sent: the rule's failure is shown (`show`) and the
+ * field focused. True when the password was refused and nothing should be sent.
+ */
+export function refusePassword(event: FormEvent, password: string, show: (problem: string | null) => void): boolean {
+  const problem = passwordProblem(password);
+  show(problem);
+  if (problem) (event.currentTarget as HTMLFormElement).querySelector<HTMLInputElement>('input[type="password"]')?.focus();
+  return problem !== null;
 }
 
 /** A labelled new-password field with its rule stated under it, and the rule's failure (after a submit) tied to it. */

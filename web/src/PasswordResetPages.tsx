@@ -3,7 +3,7 @@ import { Link } from 'wouter';
 import { api } from './api.ts';
 import { ErrorMessage } from './ErrorMessage.tsx';
 import { DeadLink, isDeadLink } from './InvitePage.tsx';
-import { PasswordField, passwordProblem } from './PasswordField.tsx';
+import { PasswordField, passwordProblem, refusePassword } from './PasswordField.tsx';
 
 /** /forgot-password: asks for the e-mail; the answer never tells whether the account exists. */
 export function ForgotPasswordPage() {
@@ -64,12 +64,7 @@ export function ResetPasswordPage({ token, onDone }: { token: string; onDone(): 
   async function submit(event: FormEvent) {
     event.preventDefault();
     setError(null);
-    const tooShort = passwordProblem(password);
-    setProblem(tooShort);
-    if (tooShort) {
-      (event.currentTarget as HTMLFormElement).querySelector<HTMLInputElement>('input[type="password"]')?.focus();
-      return;
-    }
+    if (refusePassword(event, password, setProblem)) return;
     setBusy(true);
     try {
       await api.resetPassword(token, password);
