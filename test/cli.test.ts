@@ -176,6 +176,21 @@ describe('command line', () => {
       const ws = await http(service, key, 'GET', '/v1/workspace');
       assert.equal(ws.json.name, 'Riverside Builders', 'the name is trimmed');
 
+      // The admin's "Sign in" link: an invitation to choose a password, then a session for the web app.
+      const signIn = /^Sign in\s+(http:\/\/127\.0\.0\.1:4321\/invite\/(\S+))$/m.exec(created.stdout);
+      assert.ok(signIn, created.stdout);
+      assert.match(created.stdout, /open the Sign in link \(valid until \d{4}-.+\) and choose a password\.$/m);
+      const token = signIn[2]!;
+      const invitation = await http(service, null, 'GET', `/v1/invitations/${token}`);
+      assert.equal(invitation.status, 200);
+      assert.equal(invitation.json.email, 'owner@riverside.test');
+      assert.equal(invitation.json.workspace.name, 'Riverside Builders');
+      assert.equal((await http(service, null, 'POST', `/v1/invitations/${token}`, { password: 'a long enough password' })).status, 201);
+      const session = await http(service, null, 'POST', '/v1/sessions', { email: 'owner@riverside.test', password: 'a long enough password' });
+      assert.equal(session.status, 201);
+      assert.equal(session.json.user.id, me.json.id);
+      assert.equal((await http(service, null, 'GET', `/v1/invitations/${token}`)).json.code, 'token_used', 'the link is single-use');
+
       // keys create while the server runs; the new key works at once.
       const issued = await runCli(['keys', 'create', '--workspace', workspaceId, '--user', me.json.id, '--name', 'Laptop', '--json'], dbEnv);
       assert.equal(issued.code, 0, issued.stderr);

@@ -44,19 +44,40 @@ export async function migrateDatabase(config: Config): Promise<void> {
   }
 }
 
+/**
+ * `workspace create`: the workspace, its admin and the admin's first API key, and an invitation
+ * link for the admin to choose a password and use the web app (e-mailed too when SMTP is set).
+ */
 export async function createWorkspace(config: Config, opts: { name: string; adminEmail: string; json?: boolean }): Promise<void> {
-  const made = await withDatabase(config, (db) => new WorkspacesService(db).provision({ name: opts.name, adminEmail: opts.adminEmail }));
-  if (opts.json) return console.log(JSON.stringify(made, null, 2));
   const { url, note } = await apiAddress(config);
-  console.log([
-    `Workspace  ${made.workspace.id}  ${made.workspace.name}`,
-    `Admin      ${made.admin.id}  ${made.admin.email} (@${made.admin.handle})`,
-    `API key    ${made.api_key.key}`,
-    '',
-    'The API key is shown only now: store it somewhere safe. Try it with:',
-    `  curl -H "Authorization: Bearer ${made.api_key.key}" ${url}/v1/users/me`,
-    ...(note ? [note] : []),
-  ].join('\n'));
+  const mailer = createMailer(config);
+  try {
+    const made = await withDatabase(config, async (db) => {
+      const provisioned = await new WorkspacesService(db).provision({ name: opts.name, adminEmail: opts.adminEmail });
+      const admin = (await new UsersRepository().getByEmail(db, provisioned.workspace.id, provisioned.admin.email))!;
+      const tokens = invitationTokens(db, url, mailer);
+      const invitation = await tokens.issueInvitation(db, admin.id);
+      return { ...provisioned, ...await tokens.mailInvitation(admin, invitation, provisioned.workspace.name, null) };
+    });
+    if (opts.json) return console.log(JSON.stringify(made, null, 2));
+    console.log([
+      `Workspace  ${made.workspace.id}  ${made.workspace.name}`,
+      `Admin      ${made.admin.id}  ${made.admin.email} (@${made.admin.handle})`,
+      `API key    ${made.api_key.key}`,
+      `Sign in    ${made.invite_url}`,
+      '',
+      'The API key is shown only now: store it somewhere safe. Try it with:',
+      `  curl -H "Authorization: Bearer ${made.api_key.key}" ${url}/v1/users/me`,
+      `To use the web app, open the Sign in link (valid until ${made.invite_expires_at}) and choose a password${made.invite_emailed ? `; it was also e-mailed to ${made.admin.email}` : ''}.`,
+      ...(note ? [note] : []),
+    ].join('\n'));
+  } finally {
+    mailer?.close();
+  }
+}
+
+function invitationTokens(db: Db, publicUrl: string, mailer: ReturnType<typeof createMailer>): PasswordTokens {
+  return new PasswordTokens(db, { publicUrl, mailer, log: { warn: (details, message) => console.error(`Warning: ${message}`, details) } });
 }
 
 /**
@@ -114,7 +135,7 @@ export async function inviteUser(
     const made = await withDatabase(config, async (db) => {
       const ws = await new WorkspacesRepository().get(db, opts.workspace);
       if (!ws) throw new CliError(`No workspace ${opts.workspace}.`);
-      const tokens = new PasswordTokens(db, { publicUrl: url, mailer, log: { warn: (details, message) => console.error(`Warning: ${message}`, details) } });
+      const tokens = invitationTokens(db, url, mailer);
       const users = new UsersRepository();
       const { user, invitation, created } = await db.transaction().execute(async (tx) => {
         let user = await users.getByEmail(tx, ws.id, opts.email);
