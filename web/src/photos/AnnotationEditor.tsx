@@ -197,7 +197,7 @@ export default function AnnotationEditor({ photo, etag, src, alt, width, height,
         {tool === 'text'
           ? (
             <div className="annotate-text">
-              <label htmlFor={`${ids}-text`}>Text</label>
+              <label htmlFor={`${ids}-text`}>Text to place</label>
               <p className="hint" id={`${ids}-text-hint`}>Then tap the photo where the text starts, or place it at the centre.</p>
               <input id={`${ids}-text`} aria-describedby={`${ids}-text-hint`} value={text} maxLength={500} onChange={(e) => setText(e.target.value)} />
               <button type="button" onClick={() => placeText(0.5, 0.5)}>Place text at the centre</button>

@@ -1,4 +1,4 @@
-import { useId, useState, type FormEvent } from 'react';
+import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { ApiProblem } from '../api.ts';
 import { ErrorMessage } from '../ErrorMessage.tsx';
 import { photosApi, type PhotoDetail, type WithEtag } from './photosApi.ts';
@@ -20,6 +20,13 @@ export function CaptionForm({ photo, etag, onSaved, onReload }: {
   const [error, setError] = useState<unknown>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const id = useId();
+  // A caption changed elsewhere (another save answered a newer photo) refills the field, unless it is being edited.
+  const shown = useRef(photo.caption ?? '');
+  useEffect(() => {
+    const next = photo.caption ?? '';
+    setCaption((current) => (current === shown.current ? next : current));
+    shown.current = next;
+  }, [photo.caption]);
   const changed = caption.trim() !== (photo.caption ?? '');
 
   async function save(e: FormEvent) {

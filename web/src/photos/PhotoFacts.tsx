@@ -11,19 +11,24 @@ const SOURCE_WORDS: Record<CapturedAtSource, string> = {
   upload: 'no capture time known: this is when it was uploaded',
 };
 
-/** "Monday, March 2, 2026 at 2:00 PM GMT-6" in the photo's own time zone (the viewer's when not known yet). */
-export function captureTime(photo: Pick<PhotoDetail, 'captured_at' | 'captured_at_time_zone'>): string {
+/** ["Monday, March 2, 2026 at 2:00 PM", "GMT-6"] in the photo's own time zone (the viewer's when not known yet). */
+function captureTimeParts(photo: Pick<PhotoDetail, 'captured_at' | 'captured_at_time_zone'>): [string, string | null] {
   const options: Intl.DateTimeFormatOptions = { dateStyle: 'full', timeStyle: 'short' };
   const when = new Date(photo.captured_at);
   try {
     const format = new Intl.DateTimeFormat(undefined, { ...options, timeZone: photo.captured_at_time_zone ?? undefined });
     const offset = new Intl.DateTimeFormat('en-US', { timeZone: photo.captured_at_time_zone ?? undefined, timeZoneName: 'shortOffset' })
       .formatToParts(when).find((p) => p.type === 'timeZoneName')?.value;
-    return `${format.format(when)}${offset ? ` (${offset})` : ''}`;
+    return [format.format(when), offset ?? null];
   } catch {
     // A zone this browser does not know: the viewer's own.
-    return new Intl.DateTimeFormat(undefined, options).format(when);
+    return [new Intl.DateTimeFormat(undefined, options).format(when), null];
   }
+}
+
+export function captureTime(photo: Pick<PhotoDetail, 'captured_at' | 'captured_at_time_zone'>): string {
+  const [time, offset] = captureTimeParts(photo);
+  return offset ? `${time} (${offset})` : time;
 }
 
 const openStreetMap = (lat: number, lon: number) => `https://www.openstreetmap.org/?mlat=${lat}&mlon=${lon}#map=18/${lat}/${lon}`;
@@ -40,11 +45,13 @@ export function PhotoFacts({ photo }: { photo: PhotoDetail }) {
     };
   }, [photo.creator_id]);
   const c = photo.coordinates;
+  const [time, offset] = captureTimeParts(photo);
   return (
     <dl className="photo-facts">
       <dt>Taken</dt>
       <dd>
-        {captureTime(photo)}
+        {time}
+        {offset ? <> <span className="nowrap">({offset})</span></> : null}
         <span className="hint">
           {photo.captured_at_time_zone ? `Time in ${photo.captured_at_time_zone}` : 'Time zone not known yet: shown in yours'}; {SOURCE_WORDS[photo.captured_at_source]}.
         </span>
