@@ -107,18 +107,30 @@ describe('the photo page in Chromium', { skip: SKIP }, () => {
     const nav = page.getByRole('navigation', { name: 'Photos of this project' });
     await nav.getByText('Newest photo').waitFor();
     const heading = () => page.getByRole('heading', { level: 1 }).innerText();
+    // While a photo's neighbours are being found, the links of the one before stay (inert: aria-disabled).
+    const neighboursKnown = () => nav.getByRole('link', { disabled: true }).first().waitFor({ state: 'detached' });
     for (const [photo, caption] of [[tieLater, 'Formwork west'], [tieEarlier, 'Formwork east'], [oldest, 'Site cleared']] as const) {
+      await neighboursKnown();
       await nav.getByRole('link', { name: 'Next photo →' }).click();
       await page.getByRole('heading', { name: caption, level: 1 }).waitFor();
       assert.match(page.url(), new RegExp(`/photos/${photo.id}$`));
     }
     await nav.getByText('Oldest photo').waitFor();
+    // By keyboard: Enter on the focused link; the focus stays on it as the next photo loads.
+    await neighboursKnown();
+    await nav.getByRole('link', { name: '← Previous photo' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Formwork east', level: 1 }).waitFor();
+    await neighboursKnown();
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), '← Previous photo', 'focus kept');
+    await page.keyboard.press('ArrowRight');
+    await page.getByRole('heading', { name: 'Site cleared', level: 1 }).waitFor();
     for (const caption of ['Formwork east', 'Formwork west', 'Deck poured']) {
-      await nav.getByRole('link', { name: '← Previous photo' }).waitFor();
+      await neighboursKnown();
       await page.keyboard.press('ArrowLeft');
       await page.getByRole('heading', { name: caption, level: 1 }).waitFor();
     }
-    await nav.getByRole('link', { name: 'Next photo →' }).waitFor();
+    await neighboursKnown();
     await page.keyboard.press('ArrowRight');
     await page.getByRole('heading', { name: 'Formwork west', level: 1 }).waitFor();
     await page.goto(`${origin}/photos/${newest.id}`);

@@ -1,4 +1,4 @@
-import { lazy, Suspense, useCallback, useEffect, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useState, type MouseEvent } from 'react';
 import { Link, useLocation } from 'wouter';
 import { api } from '../api.ts';
 import { ErrorMessage } from '../ErrorMessage.tsx';
@@ -29,12 +29,15 @@ function isTyping(target: EventTarget | null): boolean {
  */
 export function PhotoPage({ id }: { id: string }) {
   const [, navigate] = useLocation();
-  const [loaded, setLoaded] = useState<WithEtag<PhotoDetail> | null>(null);
+  // The photo last read, and for which address: while the next one loads, the last stays on screen
+  // (the previous/next links keep their place, and with it the keyboard focus).
+  const [loaded, setLoadedFor] = useState<(WithEtag<PhotoDetail> & { for: string }) | null>(null);
+  const setLoaded = useCallback((got: WithEtag<PhotoDetail>) => setLoadedFor({ ...got, for: id }), [id]);
   const [error, setError] = useState<unknown>(null);
   const [generation, setGeneration] = useState(0);
   const [reads, setReads] = useState(0);
   const [projectName, setProjectName] = useState<string | null>(null);
-  const [neighbours, setNeighbours] = useState<{ previous: string | null; next: string | null } | null>(null);
+  const [neighbours, setNeighbours] = useState<{ of: string; previous: string | null; next: string | null } | null>(null);
   const [neighboursError, setNeighboursError] = useState<unknown>(null);
   const [natural, setNatural] = useState<{ width: number; height: number } | null>(null);
   const [editing, setEditing] = useState(false);
@@ -46,7 +49,7 @@ export function PhotoPage({ id }: { id: string }) {
     setError(null);
     photosApi.photo(id).then((got) => {
       if (!live) return;
-      setLoaded(got);
+      setLoadedFor({ ...got, for: id });
       setReads((n) => n + 1);
     }, (err) => live && setError(err));
     return () => {
@@ -54,8 +57,6 @@ export function PhotoPage({ id }: { id: string }) {
     };
   }, [id, generation]);
   useEffect(() => {
-    setLoaded(null);
-    setNeighbours(null);
     setNeighboursError(null);
     setNatural(null);
     setEditing(false);
@@ -63,8 +64,10 @@ export function PhotoPage({ id }: { id: string }) {
   }, [id]);
 
   const photo = loaded?.body ?? null;
+  const current = loaded?.for === id;
   const projectId = photo?.project_id;
-  const capturedAt = photo?.captured_at;
+  const capturedAt = current ? photo?.captured_at : undefined;
+  const fresh = neighbours?.of === id ? neighbours : null;
   useEffect(() => {
     if (!projectId) return;
     let live = true;
@@ -77,7 +80,7 @@ export function PhotoPage({ id }: { id: string }) {
     if (!projectId || !capturedAt) return;
     let live = true;
     timelineNeighbours({ id, project_id: projectId, captured_at: capturedAt })
-      .then((n) => live && setNeighbours(n), (err) => live && setNeighboursError(err));
+      .then((n) => live && setNeighbours({ of: id, ...n }), (err) => live && setNeighboursError(err));
     return () => {
       live = false;
     };
@@ -85,15 +88,15 @@ export function PhotoPage({ id }: { id: string }) {
 
   useEffect(() => {
     function onKey(e: KeyboardEvent) {
-      if (editing || !neighbours || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey || isTyping(e.target)) return;
-      const to = e.key === 'ArrowLeft' ? neighbours.previous : e.key === 'ArrowRight' ? neighbours.next : null;
+      if (editing || !fresh || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey || isTyping(e.target)) return;
+      const to = e.key === 'ArrowLeft' ? fresh.previous : e.key === 'ArrowRight' ? fresh.next : null;
       if (!to) return;
       e.preventDefault();
       navigate(`/photos/${to}`);
     }
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [editing, neighbours, navigate]);
+  }, [editing, fresh, navigate]);
 
   useEffect(() => {
     document.title = `${photo?.caption || 'Photo'} · Jobsite`;
@@ -102,8 +105,7 @@ export function PhotoPage({ id }: { id: string }) {
     };
   }, [photo?.caption]);
 
-  const saved = useCallback((next: WithEtag<PhotoDetail>) => setLoaded(next), []);
-  const refresh = useCallback(async () => setLoaded(await photosApi.photo(id)), [id]);
+  const refresh = useCallback(async () => setLoaded(await photosApi.photo(id)), [id, setLoaded]);
 
   const back = projectId ? <p><Link href={`/projects/${projectId}`}>← {projectName ?? 'The project'}</Link></p> : <p><Link href="/projects">← Projects</Link></p>;
   if (error) {
@@ -121,16 +123,19 @@ export function PhotoPage({ id }: { id: string }) {
   const width = photo.width ?? natural?.width ?? null;
   const height = photo.height ?? natural?.height ?? null;
   const alt = photo.caption || `Photo taken ${captureTime(photo)}`;
+  // Links of the photo before (kept while the next loads, so focus stays on them) do nothing until theirs are known.
+  const inert = fresh ? {} : { 'aria-disabled': true, onClick: (e: MouseEvent) => e.preventDefault() };
 
   return (
     <div className="photo-page">
       {back}
       <h1>{photo.caption || 'Photo'}</h1>
       <nav aria-label="Photos of this project" className="photo-nav">
-        {neighbours?.previous ? <Link href={`/photos/${neighbours.previous}`} aria-keyshortcuts="ArrowLeft">← Previous photo</Link> : <span className="muted">{neighbours ? 'Newest photo' : ''}</span>}
+        {neighbours?.previous ? <Link href={`/photos/${neighbours.previous}`} {...inert} aria-keyshortcuts="ArrowLeft">← Previous photo</Link> : <span className="muted">{neighbours ? 'Newest photo' : ''}</span>}
         <span className="muted photo-nav-hint">Newest first · ← → keys</span>
-        {neighbours?.next ? <Link href={`/photos/${neighbours.next}`} aria-keyshortcuts="ArrowRight">Next photo →</Link> : <span className="muted">{neighbours ? 'Oldest photo' : ''}</span>}
+        {neighbours?.next ? <Link href={`/photos/${neighbours.next}`} {...inert} aria-keyshortcuts="ArrowRight">Next photo →</Link> : <span className="muted">{neighbours ? 'Oldest photo' : ''}</span>}
       </nav>
+      {current ? null : <p role="status">Loading the photo…</p>}
       {neighboursError ? <ErrorMessage error={neighboursError} /> : null}
       {notice ? <p role="status" className="notice">{notice}</p> : null}
       <div className="photo-layout">
@@ -159,7 +164,7 @@ export function PhotoPage({ id }: { id: string }) {
                   )
                   : <p className="photo-pending">{photo.processing_status === 'failed' ? `This photo cannot be shown: ${photo.processing_error ?? 'processing failed'}.` : 'Processing… the photo shows once it is ready.'}</p>}
                 <div className="form-actions">
-                  <button type="button" disabled={!src || !width || !height} onClick={() => { setNotice(null); setEditing(true); }}>
+                  <button type="button" disabled={!current || !src || !width || !height} onClick={() => { setNotice(null); setEditing(true); }}>
                     {photo.annotations.length ? 'Edit annotations' : 'Annotate'}
                   </button>
                   <a className="button-link" href={photo.variants.original} target="_blank" rel="noopener">Original file</a>
@@ -170,8 +175,8 @@ export function PhotoPage({ id }: { id: string }) {
         </div>
         <div className="photo-side">
           <PhotoFacts photo={photo} />
-          <CaptionForm key={`${photo.id}-${reads}`} photo={photo} etag={loaded.etag} onSaved={saved} onReload={reload} />
-          <PhotoTags photo={photo} onChanged={saved} onRemoved={refresh} />
+          <CaptionForm key={`${photo.id}-${reads}`} photo={photo} etag={loaded.etag} onSaved={setLoaded} onReload={reload} />
+          <PhotoTags key={photo.id} photo={photo} onChanged={setLoaded} onRemoved={refresh} />
           {/* Comments: <Comments … /> for this photo goes here (wired at merge). */}
         </div>
       </div>
