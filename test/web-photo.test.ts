@@ -201,7 +201,7 @@ describe('the photo page in Chromium', { skip: SKIP }, () => {
     await page.getByRole('button', { name: 'Undo' }).click();
     assert.equal(await area.locator('[data-shape]').count(), 5);
     assert.deepEqual(await seriousAxeViolations(page), []);
-    await page.screenshot({ path: screenshotPath('web-photo-annotate-desktop') });
+    await page.screenshot({ path: screenshotPath('web-photo-annotate-desktop'), fullPage: true });
     await page.getByRole('button', { name: 'Save annotations' }).click();
     await page.getByRole('status').filter({ hasText: 'The annotations are saved.' }).waitFor();
 
@@ -281,6 +281,13 @@ describe('the photo page in Chromium', { skip: SKIP }, () => {
     assert.deepEqual([saved[1]!.x, saved[1]!.y], [0.5, 0.5]);
     assert.ok(Math.abs(saved[2]!.x - 0.3) < 0.02 && Math.abs(saved[2]!.y - 0.8) < 0.02, JSON.stringify(saved[2]));
     await page.getByRole('img', { name: 'Annotations: 1 rectangle, 2 texts' }).waitFor();
+    // Cancel leaves what was saved as it was.
+    await page.getByRole('button', { name: 'Edit annotations' }).click();
+    await page.getByRole('button', { name: 'Clear' }).click();
+    assert.equal(await page.getByRole('img', { name: /^Drawing area/ }).locator('[data-shape]').count(), 0);
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await page.getByRole('img', { name: 'Annotations: 1 rectangle, 2 texts' }).waitFor();
+    assert.equal((await apiPhoto(tieLater.id)).annotations.length, 3);
     assert.equal(await page.getByLabel('Caption').inputValue(), 'Formwork west, checked', 'the caption field follows the newer photo');
     assert.ok(await noSideways());
     await page.screenshot({ path: screenshotPath('web-photo-phone'), fullPage: true });
