@@ -4,6 +4,7 @@ import { api, ApiProblem, setCsrfToken, type Session } from './api.ts';
 import { ErrorMessage } from './ErrorMessage.tsx';
 import { InvitePage } from './InvitePage.tsx';
 import { ForgotPasswordPage, ResetPasswordPage } from './PasswordResetPages.tsx';
+import { PhotoPage } from './photos/PhotoPage.tsx';
 import { ProjectPage } from './ProjectPage.tsx';
 import { ProjectsPage } from './ProjectsPage.tsx';
 import { Shell } from './Shell.tsx';
@@ -79,6 +80,7 @@ export function App() {
         <Shell session={state.session} onSignedOut={signedOut}>
           <Switch>
             <Route path="/projects/:id">{(params) => <ProjectPage id={params.id} />}</Route>
+            <Route path="/photos/:id">{(params) => <PhotoPage id={params.id} />}</Route>
             <Route path="/projects"><ProjectsPage /></Route>
             <Route path="/"><ProjectsPage /></Route>
             <Route>
