@@ -8,6 +8,7 @@ import { PhotoPage } from './photos/PhotoPage.tsx';
 import { ProjectPage } from './ProjectPage.tsx';
 import { ProjectsPage } from './ProjectsPage.tsx';
 import { Shell } from './Shell.tsx';
+import { SettingsPage } from './settings/SettingsPage.tsx';
 import { SignIn } from './SignIn.tsx';
 
 type State =
@@ -81,6 +82,7 @@ export function App() {
           <Switch>
             <Route path="/projects/:id">{(params) => <ProjectPage id={params.id} />}</Route>
             <Route path="/photos/:id">{(params) => <PhotoPage id={params.id} />}</Route>
+            <Route path="/settings/*?">{(params) => <SettingsPage session={state.session} path={params['*'] ?? ''} />}</Route>
             <Route path="/projects"><ProjectsPage /></Route>
             <Route path="/"><ProjectsPage /></Route>
             <Route>
