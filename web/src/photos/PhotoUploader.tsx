@@ -63,7 +63,7 @@ export function PhotoUploader({ projectId, onUploaded }: { projectId: string; on
   return (
     <div className="uploader">
       <div
-        className={dragging ? 'drop-zone dragging' : 'drop-zone'}
+        role="group" aria-label="Upload photos and videos" className={dragging ? 'drop-zone dragging' : 'drop-zone'}
         onDragEnter={dragOver} onDragOver={dragOver} onDragLeave={() => setDragging(false)} onDrop={drop}
       >
         <p className="drop-hint">Drop photos and videos here, or</p>
