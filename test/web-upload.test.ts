@@ -125,6 +125,14 @@ describe('uploads and the timeline in Chromium', { skip: SKIP }, () => {
     await timeline.getByRole('img', { name: 'Site fence' }).waitFor();
     assert.equal(new URL(page.url()).search, '');
 
+    // The file button is reached with Tab after the project's actions, its focus visible on the label that looks like a button.
+    await page.getByRole('button', { name: 'Archive' }).focus();
+    await page.keyboard.press('Tab');
+    const chooser = page.getByLabel('Choose photos and videos');
+    assert.ok(await chooser.evaluate((el) => el === document.activeElement), 'Tab reaches the file input');
+    assert.equal(await chooser.evaluate((el) => getComputedStyle(el.parentElement!).outlineStyle), 'solid', 'its focus is visible');
+    assert.ok(!(await page.getByText('Take photo').isVisible()), 'no camera control on a desktop');
+
     // Choose files: a JPEG with EXIF, one without, a video, a text file and a photo over the limit.
     const withExif = await jpegWithExif({ dateTimeOriginal: '2026:03:02 10:00:00', offsetTimeOriginal: '+00:00' }, 640, 480, '#aa3322');
     const withoutExif = await sharp({ create: { width: 480, height: 640, channels: 3, background: '#228844' } }).jpeg().toBuffer();
@@ -243,6 +251,44 @@ describe('uploads and the timeline in Chromium', { skip: SKIP }, () => {
     await context.close();
   });
 
+  it('a long timeline: photos and videos merged across pages, each shown only once everything newer is loaded', async () => {
+    const quay = await call(ws.admin.key, 'POST', '/v1/projects', { name: 'Quay Wall' }) as { id: string };
+    const user = (await call(ws.admin.key, 'GET', '/v1/users?limit=100')).data.find((u: { email: string }) => u.email === email);
+    await call(ws.admin.key, 'PUT', `/v1/projects/${quay.id}/members/${user.id}`);
+    const photo = await jpegWithExif({}, 64, 48);
+    const hour = (n: number) => new Date(Date.UTC(2026, 0, 1) + n * 3_600_000).toISOString();
+    // 65 photos an hour apart from 1 January 00:00: the first page (60) reaches back to 05:00.
+    for (let i = 0; i < 65; i++) await uploadByApi(ws.admin.key, quay.id, 'photos', { captured_at: hour(i), caption: `Photo ${i}` }, photo, `${i}.jpg`);
+    const video = ffmpegPath ? await androidMp4() : null;
+    if (video) {
+      await uploadByApi(ws.admin.key, quay.id, 'videos', { captured_at: hour(24 * 9), caption: 'Newest' }, video, 'new.mp4');
+      await uploadByApi(ws.admin.key, quay.id, 'videos', { captured_at: hour(2.5), caption: 'Between 2 and 3' }, video, 'mid.mp4');
+      await uploadByApi(ws.admin.key, quay.id, 'videos', { captured_at: hour(-12), caption: 'Oldest' }, video, 'old.mp4');
+    }
+    await t.runJobs();
+
+    const context = await browser.newContext({ viewport: VIEWPORTS.desktop, locale: 'en-US', timezoneId: 'UTC' });
+    await sessionCookieFor(origin, context, email);
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (err) => errors.push(err.message));
+    await page.goto(`${origin}/projects/${quay.id}`);
+    const timeline = page.getByRole('region', { name: 'Photos and videos' });
+    await timeline.getByRole('img', { name: 'Photo 5', exact: true }).waitFor();
+    const names = () => timeline.getByRole('link').evaluateAll((links) => links.map((a) => (a.querySelector('img') as HTMLImageElement | null)?.alt ?? a.textContent));
+    const photos = (from: number, to: number) => Array.from({ length: from - to + 1 }, (_, k) => `Photo ${from - k}`);
+    const v = (caption: string) => (video ? [`Video: ${caption}, 0:02`] : []);
+    // The first pages: the newest video, photos 64..5; the older videos wait for the photos before them.
+    assert.deepEqual(await names(), [...v('Newest'), ...photos(64, 5)]);
+    // Scrolling to the end loads the rest, each in its place.
+    await page.getByRole('button', { name: 'Load more' }).scrollIntoViewIfNeeded();
+    await until('everything is loaded', async () => (await names()).length === 65 + v('x').length * 3);
+    assert.deepEqual(await names(), [...v('Newest'), ...photos(64, 3), ...v('Between 2 and 3'), ...photos(2, 0), ...v('Oldest')]);
+    assert.equal(await page.getByRole('button', { name: 'Load more' }).count(), 0, 'nothing more to load');
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
   it('on a phone: the camera control, an upload, Processing… then the thumbnail, filters, no sideways scrolling', async () => {
     const { context, page, errors } = await openProject(VIEWPORTS.phone, '', { hasTouch: true });
     const timeline = page.getByRole('region', { name: 'Photos and videos' });
@@ -260,10 +306,19 @@ describe('uploads and the timeline in Chromium', { skip: SKIP }, () => {
     await timeline.getByText('Processing…').waitFor();
     assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), 'no sideways scrolling while uploading');
     assert.deepEqual(await seriousAxeViolations(page), []);
+    const reads: string[] = [];
+    page.on('request', (r) => {
+      if (/\/v1\/(photos|videos)\/[a-z]{3}_/.test(r.url())) reads.push(r.url());
+    });
     await t.runJobs();
     const taken = timeline.getByRole('region', { name: 'Sunday, March 1, 2026' }).getByRole('img', { name: 'Photo taken at 04:45 PM' });
     await taken.waitFor({ timeout: 20_000 });
     assert.equal((await apiPhotos()).filter((p) => p.captured_at === '2026-03-01T16:45:00.000Z').length, 1);
+    assert.ok(reads.length >= 1, 'the page read the pending photo again');
+    // Nothing pending any more: the page stops asking.
+    const asked = reads.length;
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    assert.equal(reads.length, asked, 'no reads once nothing is pending');
 
     await page.getByLabel('From', { exact: true }).fill('2026-03-01');
     await page.getByLabel('To', { exact: true }).fill('2026-03-02');

@@ -1,4 +1,4 @@
-import { useState, type ChangeEvent, type DragEvent } from 'react';
+import { useEffect, useState, type ChangeEvent, type DragEvent } from 'react';
 import { ErrorMessage } from '../ErrorMessage.tsx';
 import type { MediaItem } from './mediaApi.ts';
 import { useUploads, type UploadRow } from './useUploads.ts';
@@ -51,12 +51,32 @@ export function PhotoUploader({ projectId, onUploaded }: { projectId: string; on
     e.dataTransfer.dropEffect = 'copy';
     setDragging(true);
   };
+  const dragLeave = (e: DragEvent) => {
+    if (!e.currentTarget.contains(e.relatedTarget as Node | null)) setDragging(false);
+  };
   const drop = (e: DragEvent) => {
     e.preventDefault();
     setDragging(false);
     const files = Array.from(e.dataTransfer.files);
     if (files.length) uploads.add(files);
   };
+  // A file dropped just beside the zone would make the browser leave the page to show it (and
+  // stop the uploads): outside the zone a drop of files does nothing.
+  useEffect(() => {
+    const ignore = (e: globalThis.DragEvent) => {
+      // The zone's own handlers ran first (React listens at the root) and prevented the default.
+      if (!e.defaultPrevented && e.dataTransfer?.types.includes('Files')) {
+        e.preventDefault();
+        e.dataTransfer.dropEffect = 'none';
+      }
+    };
+    window.addEventListener('dragover', ignore);
+    window.addEventListener('drop', ignore);
+    return () => {
+      window.removeEventListener('dragover', ignore);
+      window.removeEventListener('drop', ignore);
+    };
+  }, []);
   const finished = uploads.rows.some((r) => r.status === 'done' || r.status === 'failed' || r.status === 'cancelled');
   const busy = uploads.rows.some((r) => r.status === 'waiting' || r.status === 'uploading');
 
@@ -64,7 +84,7 @@ export function PhotoUploader({ projectId, onUploaded }: { projectId: string; on
     <div className="uploader">
       <div
         role="group" aria-label="Upload photos and videos" className={dragging ? 'drop-zone dragging' : 'drop-zone'}
-        onDragEnter={dragOver} onDragOver={dragOver} onDragLeave={() => setDragging(false)} onDrop={drop}
+        onDragEnter={dragOver} onDragOver={dragOver} onDragLeave={dragLeave} onDrop={drop}
       >
         <p className="drop-hint">Drop photos and videos here, or</p>
         <div className="upload-actions">
