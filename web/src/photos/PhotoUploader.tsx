@@ -98,17 +98,16 @@ export function PhotoUploader({ projectId, onUploaded }: { projectId: string; on
           </label>
         </div>
       </div>
+      <div className="upload-summary">
+        {/* Always in the page, so that screen readers announce its first words too. */}
+        <p role="status">{uploads.rows.length ? summary(uploads.rows) : ''}{busy ? ' Stay on this page until they are done.' : ''}</p>
+        {finished && !busy ? <button type="button" className="secondary" onClick={uploads.clearFinished}>Clear list</button> : null}
+      </div>
       {uploads.rows.length
         ? (
-          <>
-            <div className="upload-summary">
-              <p role="status">{summary(uploads.rows)}{busy ? ' Stay on this page until they are done.' : ''}</p>
-              {finished && !busy ? <button type="button" className="secondary" onClick={uploads.clearFinished}>Clear list</button> : null}
-            </div>
-            <ul className="upload-list" aria-label="Uploads">
-              {uploads.rows.map((row) => <UploadRowView key={row.id} row={row} onCancel={uploads.cancel} onRetry={uploads.retry} />)}
-            </ul>
-          </>
+          <ul className="upload-list" aria-label="Uploads">
+            {uploads.rows.map((row) => <UploadRowView key={row.id} row={row} onCancel={uploads.cancel} onRetry={uploads.retry} />)}
+          </ul>
         )
         : null}
     </div>
@@ -124,7 +123,9 @@ function UploadRowView({ row, onCancel, onRetry }: { row: UploadRow; onCancel(id
         <strong>{name}</strong>
         <span className="muted"> {formatSize(row.file.size)} · {STATUS_WORDS[row.status]}{row.status === 'uploading' ? ` ${percent}%` : ''}</span>
       </div>
-      <progress aria-label={`Upload of ${name}`} max={row.total || 1} value={row.status === 'done' ? row.total || 1 : row.sent} />
+      {row.status === 'failed' || row.status === 'cancelled'
+        ? <span />
+        : <progress aria-label={`Upload of ${name}`} max={row.total || 1} value={row.status === 'done' ? row.total || 1 : row.sent} />}
       <div className="upload-buttons">
         {row.status === 'waiting' || row.status === 'uploading'
           ? <button type="button" className="secondary" onClick={() => onCancel(row.id)}>Cancel<span className="visually-hidden"> {name}</span></button>

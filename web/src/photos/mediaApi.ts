@@ -88,8 +88,11 @@ export const mediaApi = {
   tags: (cursor: string | null) => request<Page<Tag>>('GET', '/v1/tags', { query: { cursor, limit: 100 } }),
 };
 
+const VIDEO_NAME = /\.(mp4|m4v|mov|webm)$/i;
+
 /** Videos go to the video endpoint; everything else (images, and files the browser cannot name) to the photo one, which says in words what it refuses. */
-export const kindOfFile = (file: File): MediaItem['kind'] => (file.type.startsWith('video/') ? 'video' : 'photo');
+export const kindOfFile = (file: File): MediaItem['kind'] =>
+  file.type.startsWith('video/') || (!file.type && VIDEO_NAME.test(file.name)) ? 'video' : 'photo';
 
 export interface UploadOptions {
   /** The same key for a retry of the same file: a response lost on the way cannot make a second photo. */
@@ -117,7 +120,6 @@ export function uploadMedia(projectId: string, file: File, options: UploadOption
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open('POST', `/v1/projects/${encodeURIComponent(projectId)}/${kind === 'photo' ? 'photos' : 'videos'}`);
-    xhr.withCredentials = true;
     xhr.setRequestHeader('accept', 'application/json');
     xhr.setRequestHeader('idempotency-key', options.idempotencyKey);
     const token = currentCsrfToken();
