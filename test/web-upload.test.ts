@@ -204,7 +204,7 @@ describe('uploads and the timeline in Chromium', { skip: SKIP }, () => {
     await context.close();
   });
 
-  it('on a desktop with a slow connection: three at a time, progress as it goes, Cancel sends nothing, Retry sends it', async () => {
+  it('on a desktop with a slow connection: three at a time, progress as it goes, Cancel sends nothing, Retry sends it; a lost answer retried makes one photo', async () => {
     const { context, page, errors } = await openProject(VIEWPORTS.desktop);
     await page.getByRole('img', { name: 'Site fence' }).waitFor();
     const cdp = await context.newCDPSession(page);
@@ -245,6 +245,32 @@ describe('uploads and the timeline in Chromium', { skip: SKIP }, () => {
     assert.ok(sizes(await apiPhotos()).includes(files[0]!.buffer.length), 'retried: on the server');
     await page.getByRole('button', { name: 'Clear list' }).click();
     assert.equal(await uploadRows(page).count(), 0);
+
+    // The answer is lost on the way back (the server made the photo, the connection broke): the row
+    // says so in words; Retry sends the same Idempotency-Key, the server replays its answer, and the
+    // photo exists once.
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+    const lost = { name: 'lost.jpg', mimeType: 'image/jpeg', buffer: await jpegWithExif({}, 200, 150, '#123456') };
+    const count = (await apiPhotos()).length;
+    const keys: string[] = [];
+    await page.route('**/v1/projects/*/photos', async (route) => {
+      keys.push(route.request().headers()['idempotency-key']!);
+      assert.equal((await route.fetch()).status(), 201, 'the server took it');
+      await route.abort('connectionreset');
+    }, { times: 1 });
+    await page.getByLabel('Choose photos and videos').setInputFiles(lost);
+    await rowOf(page, 'lost.jpg').getByRole('alert').waitFor();
+    assert.match(await rowOf(page, 'lost.jpg').getByRole('alert').innerText(), /Upload interrupted.*retry/s);
+    assert.equal((await apiPhotos()).length, count + 1, 'the server has it already');
+    const replayed = page.waitForResponse((r) => /\/v1\/projects\/[^/]+\/photos$/.test(r.url()));
+    await rowOf(page, 'lost.jpg').getByRole('button', { name: 'Retry lost.jpg' }).click();
+    const answer = await replayed;
+    assert.equal(answer.request().headers()['idempotency-key'], keys[0], 'the retry carries the same key');
+    assert.equal(answer.headers()['idempotent-replayed'], 'true');
+    await rowOf(page, 'lost.jpg').getByText('Uploaded').waitFor();
+    const afterRetry = await apiPhotos();
+    assert.equal(afterRetry.length, count + 1, 'still one photo');
+    assert.equal(afterRetry.filter((p) => p.byte_size === lost.buffer.length).length, 1, 'stored once');
     await t.runJobs();
     await page.waitForFunction(() => !document.body.textContent?.includes('Processing…'), null, { timeout: 20_000 });
     assert.deepEqual(errors, []);
