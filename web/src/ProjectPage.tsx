@@ -1,26 +1,11 @@
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { Link } from 'wouter';
-import { api, ApiProblem, formatAddress, type Photo, type Project } from './api.ts';
+import { api, ApiProblem, formatAddress, type Project } from './api.ts';
 import { ErrorMessage } from './ErrorMessage.tsx';
 import { ProjectForm } from './ProjectForm.tsx';
-import { usePages, useWhenVisible } from './usePages.ts';
+import { PhotoTimeline } from './photos/PhotoTimeline.tsx';
 
-const dayFormat = new Intl.DateTimeFormat(undefined, { weekday: 'long', year: 'numeric', month: 'long', day: 'numeric' });
-const timeFormat = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
-
-/** Photos in capture order (newest first), grouped by the viewer's local day. */
-function byDay(photos: Photo[]): Array<{ day: string; photos: Photo[] }> {
-  const groups: Array<{ day: string; photos: Photo[] }> = [];
-  for (const photo of photos) {
-    const day = dayFormat.format(new Date(photo.captured_at));
-    const last = groups[groups.length - 1];
-    if (last && last.day === day) last.photos.push(photo);
-    else groups.push({ day, photos: [photo] });
-  }
-  return groups;
-}
-
-/** A project: its name and address, and its photos as a timeline by day. */
+/** A project: its name and address, and its photos and videos (PhotoTimeline). */
 export function ProjectPage({ id }: { id: string }) {
   const [project, setProject] = useState<Project | null>(null);
   const [etag, setEtag] = useState<string | null>(null);
@@ -65,11 +50,6 @@ export function ProjectPage({ id }: { id: string }) {
       setBusy(false);
     }
   }
-  const photos = usePages<Photo>(id, (cursor) => api.photos({ project_id: id, cursor, limit: 60 }));
-  const sentinel = useWhenVisible<HTMLDivElement>(() => {
-    if (!photos.error) photos.loadMore();
-  });
-  const days = useMemo(() => byDay(photos.items), [photos.items]);
 
   useEffect(() => {
     if (project) document.title = `${project.name} · Jobsite`;
@@ -134,31 +114,7 @@ export function ProjectPage({ id }: { id: string }) {
           </>
         )
         : <p role="status">Loading the project…</p>}
-      <section aria-labelledby="photos-heading">
-        <h2 id="photos-heading">Photos</h2>
-        {photos.error ? <ErrorMessage error={photos.error} /> : null}
-        {!photos.loading && !photos.error && photos.items.length === 0 ? <p>No photos yet.</p> : null}
-        {days.map((group) => (
-          <section key={group.day} aria-label={group.day} className="photo-day">
-            <h3>{group.day}</h3>
-            <ul className="photo-grid">
-              {group.photos.map((photo) => (
-                <li key={photo.id}>
-                  <a href={photo.variants.original} target="_blank" rel="noopener">
-                    {photo.variants.thumbnail
-                      ? <img src={photo.variants.thumbnail} alt={photo.caption ?? `Photo taken at ${timeFormat.format(new Date(photo.captured_at))}`} loading="lazy" />
-                      : <span className="pending">{photo.processing_status === 'failed' ? 'Cannot be shown' : 'Processing…'}</span>}
-                  </a>
-                </li>
-              ))}
-            </ul>
-          </section>
-        ))}
-        <div ref={sentinel} className="list-end">
-          {photos.loading ? <p role="status">Loading photos…</p> : null}
-          {photos.hasMore && !photos.loading ? <button type="button" onClick={photos.loadMore}>Load more photos</button> : null}
-        </div>
-      </section>
+      <PhotoTimeline key={id} projectId={id} />
     </>
   );
 }

@@ -99,6 +99,11 @@ export function setCsrfToken(token: string | null): void {
   csrfToken = token;
 }
 
+/** The token for requests made without `request` (an upload's XMLHttpRequest, which reports progress). */
+export function currentCsrfToken(): string | null {
+  return csrfToken;
+}
+
 type Query = Record<string, string | number | undefined | null>;
 
 function withQuery(path: string, query?: Query): string {
@@ -132,18 +137,25 @@ export async function requestWithEtag<T>(method: string, path: string, options: 
   }
   if (res.status === 204) return { body: undefined as T, etag: null };
   const text = await res.text();
-  let body: unknown = null;
+  if (res.ok) return { body: parseJson(text) as T, etag: res.headers.get('etag') };
+  throw problemOf(res.status, res.statusText, text);
+}
+
+function parseJson(text: string): unknown {
   try {
-    body = text ? JSON.parse(text) : null;
+    return text ? JSON.parse(text) : null;
   } catch {
-    // Not JSON (a proxy's error page): fall through to a problem in words below.
+    return null; // Not JSON (a proxy's error page): the caller still has the status.
   }
-  if (res.ok) return { body: body as T, etag: res.headers.get('etag') };
-  const p = (body ?? {}) as Partial<Record<'code' | 'title' | 'detail' | 'errors', unknown>>;
-  throw new ApiProblem(
-    res.status,
-    typeof p.code === 'string' ? p.code : `http_${res.status}`,
-    typeof p.title === 'string' && p.title ? p.title : `The server answered ${res.status}${res.statusText ? ` ${res.statusText}` : ''}`,
+}
+
+/** An error answer (problem+json, or anything else) as an ApiProblem in words. */
+export function problemOf(status: number, statusText: string, text: string): ApiProblem {
+  const p = (parseJson(text) ?? {}) as Partial<Record<'code' | 'title' | 'detail' | 'errors', unknown>>;
+  return new ApiProblem(
+    status,
+    typeof p.code === 'string' ? p.code : `http_${status}`,
+    typeof p.title === 'string' && p.title ? p.title : `The server answered ${status}${statusText ? ` ${statusText}` : ''}`,
     typeof p.detail === 'string' ? p.detail : '',
     Array.isArray(p.errors) ? (p.errors as FieldError[]).filter((e) => !!e && typeof e.path === 'string' && typeof e.message === 'string') : [],
   );
