@@ -3,6 +3,9 @@ import { Link } from 'wouter';
 import { api, ApiProblem, formatAddress, type Photo, type Project } from './api.ts';
 import { ErrorMessage } from './ErrorMessage.tsx';
 import { ProjectForm } from './ProjectForm.tsx';
+import { DeleteProject } from './projects/DeleteProject.tsx';
+import { ProjectPeople } from './projects/ProjectPeople.tsx';
+import { saveProjectEdit } from './projects/saveProject.ts';
 import { usePages, useWhenVisible } from './usePages.ts';
 
 const dayFormat = new Intl.DateTimeFormat(undefined, { weekday: 'long', year: 'numeric', month: 'long', day: 'numeric' });
@@ -18,6 +21,12 @@ function byDay(photos: Photo[]): Array<{ day: string; photos: Photo[] }> {
     else groups.push({ day, photos: [photo] });
   }
   return groups;
+}
+
+/** A message the page that sent us here left in the history entry (a new project whose crew or tags failed). */
+function arrivalNotice(): string | null {
+  const state = window.history.state as { notice?: unknown } | null;
+  return typeof state?.notice === 'string' ? state.notice : null;
 }
 
 /** A project: its name and address, and its photos as a timeline by day. */
@@ -98,19 +107,21 @@ export function ProjectPage({ id }: { id: string }) {
               {project.coordinates ? ` · ${project.coordinates.lat}, ${project.coordinates.lon}` : ''}
             </p>
             {project.status === 'archived' ? <p className="badge">Archived</p> : null}
+            <ProjectPeople project={project} />
             {project.description ? <p>{project.description}</p> : null}
-            {notice ? <p role="status">{notice}</p> : null}
+            {notice ?? arrivalNotice() ? <p role="status">{notice ?? arrivalNotice()}</p> : null}
             {actionError ? <ErrorMessage error={actionError} /> : null}
             {editing
               ? (
                 <ProjectForm
                   key={etag ?? ''} title="Edit project" project={project} submitLabel="Save changes" onCancel={() => setEditing(false)}
-                  onSubmit={async (input) => {
-                    const { body, etag: tag } = await api.updateProject(id, input, etag);
-                    setProject(body);
-                    setEtag(tag);
+                  onSubmit={async (input, extras) => {
+                    const saved = await saveProjectEdit(project, etag, input, extras);
+                    setProject(saved.project);
+                    setEtag(saved.etag);
                     setEditing(false);
-                    setNotice('Your changes are saved.');
+                    if (saved.problem) setActionError(saved.problem);
+                    else setNotice('Your changes are saved.');
                   }}
                   problemWords={(problem) => problem.status === 412
                     ? (
@@ -129,6 +140,7 @@ export function ProjectPage({ id }: { id: string }) {
                   {project.status === 'archived'
                     ? <button type="button" disabled={busy} onClick={() => changeStatus(false)}>Restore</button>
                     : <button type="button" disabled={busy} onClick={() => changeStatus(true)}>Archive</button>}
+                  <DeleteProject project={project} etag={etag} />
                 </div>
               )}
           </>
