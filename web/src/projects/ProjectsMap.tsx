@@ -60,22 +60,24 @@ export default function ProjectsMap({ filters, listHref }: { filters: ProjectFil
     if (!container.current || projects === null) return;
     const map = leafletMap(container.current, { worldCopyJump: true });
     if (tiles) tileLayer(tiles, { attribution: attributionOf(tiles), maxZoom: 19 }).addTo(map);
-    const points: LatLngTuple[] = [];
-    for (const project of placed) {
-      const at: LatLngTuple = [project.coordinates!.lat, project.coordinates!.lon];
-      points.push(at);
-      const m = marker(at, { icon: pin, title: project.name, alt: project.name, keyboard: true, riseOnHover: true }).addTo(map);
+    const points = placed.map((p): LatLngTuple => [p.coordinates!.lat, p.coordinates!.lon]);
+    // The view first: Leaflet makes a marker's element only once the map has one.
+    if (points.length > 0) map.fitBounds(latLngBounds(points), { padding: [40, 40], maxZoom: 15 });
+    else map.setView([20, 0], 2);
+    placed.forEach((project, i) => {
+      const m = marker(points[i]!, { icon: pin, title: project.name, alt: project.name, keyboard: true, riseOnHover: true }).addTo(map);
+      // The name on hover and on keyboard focus (Leaflet opens a marker's tooltip on both).
+      m.bindTooltip(project.name, { direction: 'top', offset: [0, -36] });
       const go = () => open.current(`/projects/${project.id}`);
       m.on('click', go);
+      // Leaflet makes the pin a focusable role=button; Enter and Space press it, as a button's would.
       m.getElement()?.addEventListener('keydown', (e) => {
         if (e.key === 'Enter' || e.key === ' ') {
           e.preventDefault();
           go();
         }
       });
-    }
-    if (points.length > 0) map.fitBounds(latLngBounds(points), { padding: [40, 40], maxZoom: 15 });
-    else map.setView([20, 0], 2);
+    });
     return () => {
       map.remove();
     };
@@ -85,7 +87,7 @@ export default function ProjectsMap({ filters, listHref }: { filters: ProjectFil
   if (error) return <ErrorMessage error={error} />;
   const missing = (projects?.length ?? 0) - placed.length;
   return (
-    <section aria-label="Map of the projects">
+    <div>
       {projects === null
         ? <p role="status">Loading the projects…</p>
         : (
@@ -98,6 +100,6 @@ export default function ProjectsMap({ filters, listHref }: { filters: ProjectFil
         )}
       {tiles ? null : <p className="muted">Map tiles are turned off on this server: the pins show where the projects are, on a plain background.</p>}
       <div ref={container} className="projects-map" role="region" aria-label="Map: each pin is a project; Tab to a pin, Enter opens it" />
-    </section>
+    </div>
   );
 }
