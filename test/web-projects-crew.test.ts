@@ -1,8 +1,9 @@
 /**
  * A project's crew, tags, cover photo and deletion in the web app, in Chromium: chosen in the
  * project form (new and edit) and checked through the API afterwards; shown on the project page;
- * "Delete project" with its confirmation dialog (Escape and Cancel keep the project, a 403 is in
- * words, a manager's confirmation deletes it and lands on the list with a status message).
+ * "Delete project" (offered to admins and managers) with its confirmation dialog: Escape and Cancel
+ * keep the project, a 412 is in words, a manager's confirmation deletes it and lands on the list
+ * with a status message.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -166,7 +167,7 @@ describe('crew, tags, cover and deletion of projects in the web app', { skip: SK
     await context.close();
   });
 
-  it('on a phone: a standard user changes the crew and tags; deleting is refused in words and the project stays', async () => {
+  it('on a phone: a standard user changes the crew and tags and is not offered deletion; a manager\'s delete after a change by someone else is refused in words', async () => {
     const project = await call(ws.admin.key, 'POST', '/v1/projects', { name: 'Phone Site', address: { city: 'Napier' } });
     await call(ws.admin.key, 'PUT', `/v1/projects/${project.id}/tags/${tags.Plumbing}`);
     const { context, page, errors } = await signedInPage(VIEWPORTS.phone, standardEmail);
@@ -191,17 +192,28 @@ describe('crew, tags, cover and deletion of projects in the web app', { skip: SK
     assert.deepEqual(saved.tags.map((tag: { name: string }) => tag.name), ['Roof']);
     await page.getByText(/Crew: .*Ana Builder/).waitFor();
 
-    // A standard user may not delete: the API's 403 in words, the project still there.
-    await page.getByRole('button', { name: 'Delete project' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Delete “Phone Site”?' });
-    await dialog.getByRole('button', { name: 'Delete project' }).click();
-    await dialog.getByRole('alert').filter({ hasText: 'You may not delete projects.' }).waitFor();
-    assert.equal(await projectStatus(ws.admin.key, project.id), 200);
-    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), 'no sideways scrolling with the dialog open');
-    assert.deepEqual(await seriousAxeViolations(page), []);
-    await page.keyboard.press('Escape');
-    await dialog.waitFor({ state: 'hidden' });
+    // Deleting is for admins and managers: not offered to a standard user.
+    assert.equal(await page.getByRole('button', { name: 'Delete project' }).count(), 0);
     assert.deepEqual(errors, []);
     await context.close();
+
+    // A manager on a phone: the dialog fits; a change made meanwhile stops the delete (412 in words).
+    const manager = await signedInPage(VIEWPORTS.phone, managerEmail);
+    await manager.page.goto(`${origin}/projects/${project.id}`);
+    await manager.page.getByRole('button', { name: 'Delete project' }).click();
+    const dialog = manager.page.getByRole('dialog', { name: 'Delete “Phone Site”?' });
+    await dialog.waitFor();
+    await call(ws.admin.key, 'PATCH', `/v1/projects/${project.id}`, { address: { city: 'Hastings' } });
+    await dialog.getByRole('button', { name: 'Delete project' }).click();
+    await dialog.getByRole('alert').filter({ hasText: 'Someone else changed this project.' }).waitFor();
+    assert.match(await dialog.getByRole('alert').innerText(), /Nothing was deleted/);
+    assert.equal(await projectStatus(ws.admin.key, project.id), 200);
+    assert.ok(await manager.page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), 'no sideways scrolling with the dialog open');
+    assert.deepEqual(await seriousAxeViolations(manager.page), []);
+    await manager.page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
+    assert.ok(await manager.page.evaluate(() => document.activeElement?.textContent === 'Delete project'), 'focus back on "Delete project"');
+    assert.deepEqual(manager.errors, []);
+    await manager.context.close();
   });
 });

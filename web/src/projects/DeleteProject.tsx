@@ -1,4 +1,4 @@
-import { useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useLocation } from 'wouter';
 import { ApiProblem, type Project } from '../api.ts';
 import { ErrorMessage } from '../ErrorMessage.tsx';
@@ -13,8 +13,11 @@ function deleteProblem(error: unknown): unknown {
   return error;
 }
 
+/** The roles that may delete projects (docs/roles.md: `project.delete`). */
+const MAY_DELETE = ['admin', 'manager'];
+
 /**
- * "Delete project" and its confirmation (a native modal <dialog>: focus moves in, Escape cancels,
+ * "Delete project" (offered to admins and managers) and its confirmation (a native modal <dialog>: focus moves in, Escape cancels,
  * focus comes back to the button). DELETE /v1/projects/{id} with If-Match, then the projects list
  * with a status message.
  */
@@ -25,6 +28,15 @@ export function DeleteProject({ project, etag }: { project: Project; etag: strin
   const [busy, setBusy] = useState(false);
   const [, navigate] = useLocation();
   const headingId = `delete-${project.id}-heading`;
+  // Unknown until /v1/users/me answers; if it cannot, the button shows and the API decides.
+  const [mayDelete, setMayDelete] = useState<boolean | null>(null);
+  useEffect(() => {
+    let live = true;
+    projectsApi.me().then((me) => live && setMayDelete(MAY_DELETE.includes(me.role)), () => live && setMayDelete(true));
+    return () => {
+      live = false;
+    };
+  }, []);
 
   async function confirm() {
     setBusy(true);
@@ -40,6 +52,7 @@ export function DeleteProject({ project, etag }: { project: Project; etag: strin
     }
   }
 
+  if (!mayDelete) return null;
   return (
     <>
       <button type="button" ref={opener} className="danger" onClick={() => { setError(null); dialog.current?.showModal(); }}>Delete project</button>

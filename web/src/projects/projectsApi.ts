@@ -43,6 +43,8 @@ async function everyPage<T>(fetchPage: (cursor: string | null) => Promise<Page<T
 }
 
 export const projectsApi = {
+  /** Who is signed in (their role decides whether "Delete project" is offered). */
+  me: () => request<User>('GET', '/v1/users/me'),
   /** The workspace's active users: who can be put on a crew. */
   users: () => everyPage((cursor) => request<Page<User>>('GET', '/v1/users', { query: { status: 'active', limit: 100, cursor } })),
   members: (id: string) => everyPage((cursor) => request<Page<User>>('GET', `${projectPath(id)}/members`, { query: { limit: 100, cursor } })),
