@@ -49,8 +49,9 @@ function fieldOfPath(path: string): Field | null {
 }
 
 /**
- * A project's name, address, coordinates, crew, tags and (on an edit) cover: new (empty) or an edit (pre-filled). Checked here
- * before sending; the API's field errors are shown next to their fields, the others as a list.
+ * A project's name, address, coordinates, crew, tags and (on an edit) cover: new (empty) or an
+ * edit (pre-filled). Checked here before sending; the API's field errors are shown next to their
+ * fields, the others as a list.
  */
 export function ProjectForm({ title, project, submitLabel, onSubmit, onCancel, problemWords }: {
   title: string;

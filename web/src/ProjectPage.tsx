@@ -3,6 +3,7 @@ import { Link } from 'wouter';
 import { api, ApiProblem, formatAddress, type Photo, type Project } from './api.ts';
 import { ErrorMessage } from './ErrorMessage.tsx';
 import { ProjectForm } from './ProjectForm.tsx';
+import { arrivalNotice } from './projects/arrivalNotice.ts';
 import { DeleteProject } from './projects/DeleteProject.tsx';
 import { ProjectPeople } from './projects/ProjectPeople.tsx';
 import { saveProjectEdit } from './projects/saveProject.ts';
@@ -21,12 +22,6 @@ function byDay(photos: Photo[]): Array<{ day: string; photos: Photo[] }> {
     else groups.push({ day, photos: [photo] });
   }
   return groups;
-}
-
-/** A message the page that sent us here left in the history entry (a new project whose crew or tags failed). */
-function arrivalNotice(): string | null {
-  const state = window.history.state as { notice?: unknown } | null;
-  return typeof state?.notice === 'string' ? state.notice : null;
 }
 
 /** A project: its name and address, and its photos as a timeline by day. */

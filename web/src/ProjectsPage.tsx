@@ -3,6 +3,7 @@ import { Link, useLocation, useSearch } from 'wouter';
 import { formatAddress, type Project } from './api.ts';
 import { ErrorMessage } from './ErrorMessage.tsx';
 import { ProjectForm } from './ProjectForm.tsx';
+import { arrivalNotice } from './projects/arrivalNotice.ts';
 import { projectsApi, type Tag } from './projects/projectsApi.ts';
 import { createProject } from './projects/saveProject.ts';
 import { usePages, useWhenVisible } from './usePages.ts';
@@ -24,12 +25,6 @@ export function projectsAddress(f: Filters): string {
   if (f.view === 'map') p.set('view', 'map');
   const search = p.toString();
   return search ? `/projects?${search}` : '/projects';
-}
-
-/** A message the page that sent us here left in the history entry ("The project … is deleted."). */
-function arrivalNotice(): string | null {
-  const state = window.history.state as { notice?: unknown } | null;
-  return typeof state?.notice === 'string' ? state.notice : null;
 }
 
 /**
