@@ -32,7 +32,15 @@ export interface Config {
   media: MediaConfig;
   /** Developer applications, key e-mails and the operator webhook (docs/developer-program.md). */
   developerProgram: DeveloperProgramConfig;
+  /**
+   * JOBSITE_MAP_TILES: the tile URL template of the web app's projects map (`{z}/{x}/{y}`, optionally
+   * `{s}`); default OpenStreetMap's; null (`off` or empty): no tiles, the pins on a plain background.
+   */
+  mapTiles: string | null;
 }
+
+/** OpenStreetMap's standard tiles (their usage policy asks for the attribution the map shows). */
+export const DEFAULT_MAP_TILES = 'https://tile.openstreetmap.org/{z}/{x}/{y}.png';
 
 export interface DeveloperProgramConfig {
   /** JOBSITE_SMTP_URL (smtp:// or smtps://, credentials in the URL); null: keys are printed, not mailed. */
@@ -183,6 +191,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ffprobePath: env.JOBSITE_FFPROBE_PATH || null,
   };
 
+  const mapTiles = mapTilesConfig(env, problems);
+
   const developerProgram = developerProgramConfig(env, problems, int('JOBSITE_APPLICATION_RATE_LIMIT', 10, 1, 1_000_000));
 
   const logLevel = env.LOG_LEVEL || 'info';
@@ -194,8 +204,25 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return Object.freeze({
     port, host, databaseUrl, dataDir, publicUrl, storage, urlSigningSecret, webhookAllowPrivate, webhookLeaseSeconds, webhookEndpointsPerWorkspace,
     rateLimitPerMinute, signInFailures: Object.freeze(signInFailures), shutdownTimeoutSeconds, logLevel, logFormat, media: Object.freeze(media),
-    developerProgram: Object.freeze(developerProgram),
+    developerProgram: Object.freeze(developerProgram), mapTiles,
   });
+}
+
+function mapTilesConfig(env: NodeJS.ProcessEnv, problems: string[]): string | null {
+  if (env.JOBSITE_MAP_TILES === undefined) return DEFAULT_MAP_TILES;
+  const spec = env.JOBSITE_MAP_TILES.trim();
+  if (spec === '' || spec.toLowerCase() === 'off') return null;
+  let protocol = '';
+  try {
+    protocol = new URL(spec.replace('{s}', 'a')).protocol;
+  } catch {
+    // Reported below.
+  }
+  if (protocol !== 'http:' && protocol !== 'https:' || !['{z}', '{x}', '{y}'].every((p) => spec.includes(p))) {
+    problems.push(`JOBSITE_MAP_TILES must be an http(s) URL template with {z}, {x} and {y}, or "off" (got "${spec}")`);
+    return DEFAULT_MAP_TILES;
+  }
+  return spec;
 }
 
 function storageConfig(env: NodeJS.ProcessEnv, dataDir: string, problems: string[]): StorageConfig {

@@ -7,6 +7,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { firstScreenScripts, FIRST_SCREEN_JS_BUDGET } from '../scripts/web-size.ts';
+import { ConfigError, DEFAULT_MAP_TILES, loadConfig } from '../src/config.ts';
+import { webContentSecurityPolicy, withPageSettings } from '../src/http/web-app.ts';
 import { startTestApp, type TestContext } from './helpers.ts';
 import { chromiumPath, launchChromium, NO_CHROMIUM, screenshotPath, seriousAxeViolations, VIEWPORTS } from './web-browser.ts';
 
@@ -81,6 +83,38 @@ describe('serving the web app', () => {
     console.log(`# first screen JavaScript: ${(size.gzipped / 1024).toFixed(1)} KiB gzipped (${size.files.map((f) => f.file).join(', ')})`);
     assert.ok(size.files.length > 0);
     assert.ok(size.gzipped <= FIRST_SCREEN_JS_BUDGET, `${size.gzipped} bytes gzipped > ${FIRST_SCREEN_JS_BUDGET}`);
+  });
+});
+
+describe('the map tiles setting (JOBSITE_MAP_TILES) in the page and the CSP', () => {
+  const config = (tiles?: string) => loadConfig({ JOBSITE_PUBLIC_URL: 'https://jobsite.example', ...(tiles === undefined ? {} : { JOBSITE_MAP_TILES: tiles }) });
+  const html = '<html><head><title>Jobsite</title></head><body></body></html>';
+  const imgSrc = (tiles?: string) => webContentSecurityPolicy(config(tiles)).split('; ').find((d) => d.startsWith('img-src '))!;
+
+  it('defaults to OpenStreetMap; `off` and empty turn the tiles off; a bad value stops start-up', () => {
+    assert.equal(config().mapTiles, DEFAULT_MAP_TILES);
+    assert.equal(config('off').mapTiles, null);
+    assert.equal(config('').mapTiles, null);
+    assert.equal(config(' https://tiles.example/{z}/{x}/{y}.png ').mapTiles, 'https://tiles.example/{z}/{x}/{y}.png');
+    assert.throws(() => config('ftp://tiles.example/{z}/{x}/{y}.png'), ConfigError);
+    assert.throws(() => config('https://tiles.example/tile.png'), /JOBSITE_MAP_TILES must be an http\(s\) URL template/);
+  });
+
+  it('puts the setting in a <meta> of index.html, escaped, before </head>', () => {
+    assert.match(withPageSettings(html, config()), /<meta name="jobsite-map-tiles" content="https:\/\/tile\.openstreetmap\.org\/\{z\}\/\{x\}\/\{y\}\.png" \/>\s*<\/head>/);
+    assert.match(withPageSettings(html, config('off')), /<meta name="jobsite-map-tiles" content="off" \/>/);
+    const tricky = withPageSettings(html, config('https://tiles.example/{z}/{x}/{y}.png?a="><script>alert(1)</script>&b=\'$&'));
+    assert.match(tricky, /content="https:\/\/tiles\.example\/\{z\}\/\{x\}\/\{y\}\.png\?a=&quot;&gt;&lt;script&gt;alert\(1\)&lt;\/script&gt;&amp;b=&#39;\$&amp;"/);
+    assert.doesNotMatch(tricky, /<script>/);
+    assert.equal(tricky.match(/<\/head>/g)?.length, 1);
+  });
+
+  it('adds a plain-http tile server to img-src (https is allowed already)', () => {
+    assert.doesNotMatch(imgSrc(), /openstreetmap/, 'https tiles need no entry of their own');
+    assert.match(imgSrc(), / https:( |$)/);
+    assert.match(imgSrc('http://tiles.internal:8080/{z}/{x}/{y}.png'), / http:\/\/tiles\.internal:8080( |$)/);
+    assert.match(imgSrc('http://{s}.tiles.internal/{z}/{x}/{y}.png'), / http:\/\/\*\.tiles\.internal( |$)/);
+    assert.doesNotMatch(imgSrc('off'), /tiles/);
   });
 });
 

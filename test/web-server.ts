@@ -39,9 +39,9 @@ export async function callApi(origin: string, key: string, method: string, path:
 
 export const TEST_PASSWORD = 'correct horse battery staple';
 
-/** A standard user "Rosa Crew" with TEST_PASSWORD: invited by the admin (invite_url), the invitation accepted. */
-export async function userWithPassword(origin: string, ws: TestWorkspace, email: string): Promise<void> {
-  const user = await callApi(origin, ws.admin.key, 'POST', '/v1/users', { email, first_name: 'Rosa', last_name: 'Crew', role: 'standard' });
+/** A user "Rosa Crew" (standard unless `role` says) with TEST_PASSWORD: invited by the admin (invite_url), the invitation accepted. */
+export async function userWithPassword(origin: string, ws: TestWorkspace, email: string, role = 'standard', name = { first_name: 'Rosa', last_name: 'Crew' }): Promise<void> {
+  const user = await callApi(origin, ws.admin.key, 'POST', '/v1/users', { email, ...name, role });
   assert.ok(typeof user.invite_url === 'string', `POST /v1/users returns invite_url: ${JSON.stringify(user)}`);
   const token = decodeURIComponent(new URL(user.invite_url).pathname.split('/').pop()!);
   await callApi(origin, ws.admin.key, 'POST', `/v1/invitations/${encodeURIComponent(token)}`, { password: TEST_PASSWORD });

@@ -22,6 +22,9 @@ const SERVER_PATHS = /^\/(?:v1|docs|assets|healthz|readyz|metrics)(?:[/?]|$)/;
 export function webContentSecurityPolicy(config: Config): string {
   const images = new Set(["'self'", 'data:', 'blob:', 'https:', new URL(config.publicUrl).origin]);
   if (config.storage.driver === 's3' && config.storage.endpoint) images.add(new URL(config.storage.endpoint).origin);
+  // Map tiles over https are allowed already; a plain-http tile server (an intranet's) is added by name.
+  const tiles = config.mapTiles === null ? null : tileSource(config.mapTiles);
+  if (tiles?.startsWith('http:')) images.add(tiles);
   return [
     "default-src 'self'",
     "script-src 'self'",
@@ -34,6 +37,25 @@ export function webContentSecurityPolicy(config: Config): string {
     "form-action 'self'",
     "frame-ancestors 'none'",
   ].join('; ');
+}
+
+/** The CSP source of a tile URL template: its origin, `{s}` (subdomains) as a wildcard (`http://*.tiles.example`). */
+function tileSource(template: string): string {
+  const url = new URL(template.replace('{s}', 'subdomain-placeholder'));
+  return `${url.protocol}//${url.host.replace('subdomain-placeholder', '*')}`;
+}
+
+const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
+
+/**
+ * index.html with the server's settings the page needs as `<meta>` tags (no private endpoint to
+ * ask): `jobsite-map-tiles`, the projects map's tile URL template or `off`.
+ */
+export function withPageSettings(html: string, config: Config): string {
+  const meta = `<meta name="jobsite-map-tiles" content="${escapeHtml(config.mapTiles ?? 'off')}" />`;
+  // A function, so `$&` and the like in the URL are not replacement patterns.
+  return html.replace('</head>', () => `  ${meta}\n  </head>`);
 }
 
 export interface WebApp {
@@ -55,7 +77,7 @@ export async function registerWebApp(app: App, config: Config, distDir = WEB_DIS
   const built = fs.existsSync(indexPath);
   if (!built) app.log.warn(`The web app is not built (${indexPath} is missing): run \`npm run build:web\`.`);
   // Read once: a rebuild while running changes the asset names, which need a restart to be served anyway.
-  const index = built ? fs.readFileSync(indexPath) : null;
+  const index = built ? withPageSettings(fs.readFileSync(indexPath, 'utf8'), config) : null;
 
   const sendIndex = (reply: FastifyReply) => {
     if (!index) {

@@ -1,6 +1,7 @@
 import { useId, useState, type FormEvent, type ReactNode } from 'react';
 import { ApiProblem, type Project, type ProjectInput } from './api.ts';
 import { ErrorMessage } from './ErrorMessage.tsx';
+import { CoverFieldset, CrewFieldset, extrasOf, TagsFieldset, type ProjectExtras } from './projects/ProjectFormExtras.tsx';
 
 type Field = 'name' | 'street_address_1' | 'city' | 'state' | 'postal_code' | 'country' | 'lat' | 'lon';
 type Values = Record<Field, string>;
@@ -48,19 +49,22 @@ function fieldOfPath(path: string): Field | null {
 }
 
 /**
- * A project's name, address and coordinates: new (empty) or an edit (pre-filled). Checked here
- * before sending; the API's field errors are shown next to their fields, the others as a list.
+ * A project's name, address, coordinates, crew, tags and (on an edit) cover: new (empty) or an
+ * edit (pre-filled). Checked here before sending; the API's field errors are shown next to their
+ * fields, the others as a list.
  */
 export function ProjectForm({ title, project, submitLabel, onSubmit, onCancel, problemWords }: {
   title: string;
   project: Project | null;
   submitLabel: string;
-  onSubmit: (input: ProjectInput) => Promise<void>;
+  /** `extras`: the crew, tags and cover chosen (the cover only on an edit). */
+  onSubmit: (input: ProjectInput, extras: ProjectExtras) => Promise<void>;
   onCancel: () => void;
   /** Words for a problem this form's caller knows better (412 on an edit). */
   problemWords?: (problem: ApiProblem) => ReactNode | null;
 }) {
   const [values, setValues] = useState<Values>(() => valuesOf(project));
+  const [extras, setExtras] = useState<ProjectExtras>(() => extrasOf(project));
   const [fieldErrors, setFieldErrors] = useState<Partial<Record<Field, string>>>({});
   const [otherErrors, setOtherErrors] = useState<string[]>([]);
   const [error, setError] = useState<unknown>(null);
@@ -82,7 +86,7 @@ export function ProjectForm({ title, project, submitLabel, onSubmit, onCancel, p
     }
     setBusy(true);
     try {
-      await onSubmit(inputOf(values));
+      await onSubmit(inputOf(values), extras);
     } catch (err) {
       if (err instanceof ApiProblem && err.errors.length > 0) {
         const byField: Partial<Record<Field, string>> = {};
@@ -141,6 +145,10 @@ export function ProjectForm({ title, project, submitLabel, onSubmit, onCancel, p
         {field('lat', { inputMode: 'decimal', hint: 'From -90 to 90, e.g. -36.8485' })}
         {field('lon', { inputMode: 'decimal', hint: 'From -180 to 180, e.g. 174.7633' })}
       </fieldset>
+      <CrewFieldset value={extras.memberIds} onChange={(memberIds) => setExtras((x) => ({ ...x, memberIds }))} />
+      <TagsFieldset value={extras.tags} onChange={(tags) => setExtras((x) => ({ ...x, tags }))} />
+      {/* A new project has no photos yet: the cover is chosen on an edit. */}
+      {project ? <CoverFieldset projectId={project.id} value={extras.coverPhotoId} onChange={(coverPhotoId) => setExtras((x) => ({ ...x, coverPhotoId }))} /> : null}
       <div className="form-actions">
         <button type="submit" disabled={busy}>{busy ? 'Saving…' : submitLabel}</button>
         <button type="button" onClick={onCancel} disabled={busy}>Cancel</button>

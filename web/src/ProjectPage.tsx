@@ -4,6 +4,10 @@ import { api, ApiProblem, formatAddress, type Project } from './api.ts';
 import { ErrorMessage } from './ErrorMessage.tsx';
 import { ProjectForm } from './ProjectForm.tsx';
 import { PhotoTimeline } from './photos/PhotoTimeline.tsx';
+import { arrivalNotice } from './projects/arrivalNotice.ts';
+import { DeleteProject } from './projects/DeleteProject.tsx';
+import { ProjectPeople } from './projects/ProjectPeople.tsx';
+import { saveProjectEdit } from './projects/saveProject.ts';
 
 /** A project: its name and address, and its photos and videos (PhotoTimeline). */
 export function ProjectPage({ id }: { id: string }) {
@@ -78,19 +82,21 @@ export function ProjectPage({ id }: { id: string }) {
               {project.coordinates ? ` · ${project.coordinates.lat}, ${project.coordinates.lon}` : ''}
             </p>
             {project.status === 'archived' ? <p className="badge">Archived</p> : null}
+            <ProjectPeople project={project} />
             {project.description ? <p>{project.description}</p> : null}
-            {notice ? <p role="status">{notice}</p> : null}
+            {notice ?? arrivalNotice() ? <p role="status">{notice ?? arrivalNotice()}</p> : null}
             {actionError ? <ErrorMessage error={actionError} /> : null}
             {editing
               ? (
                 <ProjectForm
                   key={etag ?? ''} title="Edit project" project={project} submitLabel="Save changes" onCancel={() => setEditing(false)}
-                  onSubmit={async (input) => {
-                    const { body, etag: tag } = await api.updateProject(id, input, etag);
-                    setProject(body);
-                    setEtag(tag);
+                  onSubmit={async (input, extras) => {
+                    const saved = await saveProjectEdit(project, etag, input, extras);
+                    setProject(saved.project);
+                    setEtag(saved.etag);
                     setEditing(false);
-                    setNotice('Your changes are saved.');
+                    if (saved.problem) setActionError(saved.problem);
+                    else setNotice('Your changes are saved.');
                   }}
                   problemWords={(problem) => problem.status === 412
                     ? (
@@ -109,6 +115,7 @@ export function ProjectPage({ id }: { id: string }) {
                   {project.status === 'archived'
                     ? <button type="button" disabled={busy} onClick={() => changeStatus(false)}>Restore</button>
                     : <button type="button" disabled={busy} onClick={() => changeStatus(true)}>Archive</button>}
+                  <DeleteProject project={project} etag={etag} />
                 </div>
               )}
           </>
