@@ -3,6 +3,7 @@ import { Route, Switch, useLocation, useRoute } from 'wouter';
 import { api, ApiProblem, setCsrfToken, type Session } from './api.ts';
 import { ErrorMessage } from './ErrorMessage.tsx';
 import { InvitePage } from './InvitePage.tsx';
+import { NotificationsPage } from './notifications/NotificationsPage.tsx';
 import { ForgotPasswordPage, ResetPasswordPage } from './PasswordResetPages.tsx';
 import { ProjectPage } from './ProjectPage.tsx';
 import { ProjectsPage } from './ProjectsPage.tsx';
@@ -80,6 +81,7 @@ export function App() {
           <Switch>
             <Route path="/projects/:id">{(params) => <ProjectPage id={params.id} />}</Route>
             <Route path="/projects"><ProjectsPage /></Route>
+            <Route path="/notifications"><NotificationsPage /></Route>
             <Route path="/"><ProjectsPage /></Route>
             <Route>
               <h1>Page not found</h1>

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { Link } from 'wouter';
+import { Comments } from './comments/Comments.tsx';
 import { api, ApiProblem, formatAddress, type Photo, type Project } from './api.ts';
 import { ErrorMessage } from './ErrorMessage.tsx';
 import { ProjectForm } from './ProjectForm.tsx';
@@ -159,6 +160,7 @@ export function ProjectPage({ id }: { id: string }) {
           {photos.hasMore && !photos.loading ? <button type="button" onClick={photos.loadMore}>Load more photos</button> : null}
         </div>
       </section>
+      <Comments target={{ type: 'project', id }} />
     </>
   );
 }
