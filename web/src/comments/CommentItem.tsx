@@ -34,7 +34,8 @@ export function CommentItem({ comment, author, people, me, linked, onChanged, on
   const mayDelete = mine || me?.role === 'admin' || me?.role === 'manager';
   const who = author ? personName(author) : 'Someone';
   const when = timeFormat.format(new Date(comment.created_at));
-  const edited = new Date(comment.updated_at).getTime() - new Date(comment.created_at).getTime() > 1000;
+  // A new comment has updated_at = created_at; every edit moves updated_at on.
+  const edited = comment.updated_at !== comment.created_at;
 
   useEffect(() => {
     const target = { edit: editButton, delete: deleteButton, keep: keepButton, textarea: editRef }[focusNext.current ?? 'edit'];

@@ -31,11 +31,8 @@ export function NotificationsLink({ current }: { current: boolean }) {
 
   const count = unread && unread.count > 0 ? `${unread.count}${unread.more ? '+' : ''}` : null;
   return (
-    <Link href="/notifications" aria-current={current ? 'page' : undefined}>
-      Notifications
-      {count
-        ? <><span className="visually-hidden">, </span> <span className="unread-count">{count}<span className="visually-hidden"> unread</span></span></>
-        : null}
+    <Link href="/notifications" aria-current={current ? 'page' : undefined} aria-label={count ? `Notifications, ${count} unread` : undefined}>
+      Notifications{count ? <>{' '}<span className="unread-count">{count}</span></> : null}
     </Link>
   );
 }

@@ -164,15 +164,15 @@ export function NotificationsPage() {
           const fresh = isUnread(n);
           return (
             <li key={n.id} className={fresh ? 'notification unread' : 'notification'}>
-              <Link href={hrefOf(n, comment)} onClick={() => { if (fresh) void markRead(n); }}>
-                {fresh ? <><span className="unread-label">Unread</span><span className="visually-hidden">: </span></> : null}
+              <Link href={hrefOf(n, comment)} aria-label={fresh ? `Unread: ${text}` : undefined} onClick={() => { if (fresh) void markRead(n); }}>
+                {fresh ? <><span className="unread-label">Unread</span>{' '}</> : null}
                 {text}
               </Link>
               {excerpt ? <p className="notification-excerpt">“{excerpt}”</p> : null}
               <p className="notification-meta">
                 <time dateTime={n.created_at} className="muted">{timeFormat.format(new Date(n.created_at))}</time>
                 {fresh
-                  ? <button type="button" className="link-button" onClick={() => markRead(n)}>Mark as read<span className="visually-hidden">: {text}</span></button>
+                  ? <button type="button" className="link-button" aria-label={`Mark as read: ${text}`} onClick={() => markRead(n)}>Mark as read</button>
                   : <span className="muted"> · Read</span>}
               </p>
             </li>
