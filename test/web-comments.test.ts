@@ -241,6 +241,14 @@ describe('comments with @mentions and the notifications inbox in the web app', {
     await call(ws.admin.key, 'POST', `/v1/projects/${project.id}/comments`, { body: `@${bea.handle} the crane arrives at 7` });
     await page.evaluate(() => window.dispatchEvent(new Event('focus')));
     await nav.getByRole('link', { name: 'Notifications, 1 unread' }).waitFor();
+    // The inbox shows it without a reload; "Mark as read" on it alone.
+    await list.getByText(`“@${bea.handle} the crane arrives at 7”`).waitFor();
+    const fresh = list.getByRole('listitem').filter({ hasText: 'the crane arrives at 7' });
+    await fresh.getByRole('button', { name: /^Mark as read: / }).click();
+    await nav.getByRole('link', { name: 'Notifications', exact: true }).waitFor();
+    await fresh.getByText('· Read').waitFor();
+    assert.equal((await fetchAs(context, '/v1/notifications?unread=true')).data.length, 0);
+    assert.deepEqual(await seriousAxeViolations(page), []);
     assert.deepEqual(errors, []);
     await context.close();
   });

@@ -65,6 +65,8 @@ export function MentionTextarea({ id, value, onChange, people, meId, describedBy
   }
 
   function onKeyDown(e: KeyboardEvent<HTMLTextAreaElement>) {
+    // Keys that finish an input method's composition are the composition's, not ours.
+    if (e.nativeEvent.isComposing) return;
     if (e.key === 'Enter' && (e.ctrlKey || e.metaKey) && onSubmitShortcut) {
       e.preventDefault();
       onSubmitShortcut();

@@ -111,6 +111,17 @@ export function NotificationsPage() {
     };
   }, []);
 
+  // More unread than before (the header's poll heard of new ones): the list starts again from the newest.
+  const lastCount = useRef<number | null>(null);
+  useEffect(() => {
+    const count = unread?.count ?? null;
+    if (count !== null && lastCount.current !== null && count > lastCount.current) {
+      setReadNow(new Set());
+      setGeneration((g) => g + 1);
+    }
+    lastCount.current = count;
+  }, [unread]);
+
   const isUnread = (n: Notification) => n.read_at === null && !readNow.has(n.id);
   const anyUnread = pages.items.some(isUnread) || (unread?.count ?? 0) > 0;
 
