@@ -160,7 +160,7 @@ export function ProjectPage({ id }: { id: string }) {
           {photos.hasMore && !photos.loading ? <button type="button" onClick={photos.loadMore}>Load more photos</button> : null}
         </div>
       </section>
-      <Comments target={{ type: 'project', id }} />
+      {project ? <Comments target={{ type: 'project', id }} /> : null}
     </>
   );
 }
