@@ -169,7 +169,7 @@ export function Comments({ target }: { target: CommentTarget }) {
       <div role="status">{notice}</div>
       <form ref={formRef} className="comment-form" aria-label="Add a comment" onSubmit={post} noValidate>
         <label htmlFor={textareaId}>Add a comment</label>
-        <p className="hint muted" id={hintId}>Type @ and a name to mention someone: they are notified. Ctrl+Enter posts.</p>
+        <p className="hint muted" id={hintId}>Type @ and a name to mention someone: they are notified. Ctrl+Enter (⌘+Enter) posts.</p>
         <MentionTextarea
           id={textareaId} value={draft} people={people} meId={me?.id ?? null} describedBy={describedBy}
           invalid={draftProblem !== null || tooLong}
