@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { mentionedHandles } from '../src/features/comments/comments.mentions.ts';
+import { mentionedHandles, mentionSpans } from '../src/features/comments/comments.mentions.ts';
 
 describe('mentionedHandles', () => {
   it('finds handles at the start, in the middle and at the end', () => {
@@ -48,5 +48,14 @@ describe('mentionedHandles', () => {
   it('finds nothing in plain text', () => {
     assert.deepEqual(mentionedHandles('no mentions here'), []);
     assert.deepEqual(mentionedHandles(''), []);
+  });
+});
+
+describe('mentionSpans', () => {
+  it('gives where each mention is, repeats included, without trailing dashes or e-mail addresses', () => {
+    const body = 'cc:@Rita, mail rita@example.com; @rita-- and (@joe_b)';
+    const spans = mentionSpans(body);
+    assert.deepEqual(spans.map((s) => body.slice(s.index, s.index + s.length)), ['@Rita', '@rita', '@joe_b']);
+    assert.deepEqual(spans.map((s) => s.handle), ['Rita', 'rita', 'joe_b']);
   });
 });

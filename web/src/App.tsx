@@ -3,6 +3,7 @@ import { Route, Switch, useLocation, useRoute } from 'wouter';
 import { api, ApiProblem, setCsrfToken, type Session } from './api.ts';
 import { ErrorMessage } from './ErrorMessage.tsx';
 import { InvitePage } from './InvitePage.tsx';
+import { NotificationsPage } from './notifications/NotificationsPage.tsx';
 import { ForgotPasswordPage, ResetPasswordPage } from './PasswordResetPages.tsx';
 import { PhotoPage } from './photos/PhotoPage.tsx';
 import { ProjectPage } from './ProjectPage.tsx';
@@ -84,6 +85,7 @@ export function App() {
             <Route path="/photos/:id">{(params) => <PhotoPage id={params.id} />}</Route>
             <Route path="/settings/*?">{(params) => <SettingsPage session={state.session} path={params['*'] ?? ''} />}</Route>
             <Route path="/projects"><ProjectsPage /></Route>
+            <Route path="/notifications"><NotificationsPage /></Route>
             <Route path="/"><ProjectsPage /></Route>
             <Route>
               <h1>Page not found</h1>

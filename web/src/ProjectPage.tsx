@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import { Link } from 'wouter';
 import { api, ApiProblem, formatAddress, type Project } from './api.ts';
+import { Comments } from './comments/Comments.tsx';
 import { ErrorMessage } from './ErrorMessage.tsx';
 import { ProjectForm } from './ProjectForm.tsx';
 import { PhotoTimeline } from './photos/PhotoTimeline.tsx';
@@ -122,6 +123,7 @@ export function ProjectPage({ id }: { id: string }) {
         )
         : <p role="status">Loading the project…</p>}
       <PhotoTimeline key={id} projectId={id} />
+      {project ? <Comments target={{ type: 'project', id }} /> : null}
     </>
   );
 }

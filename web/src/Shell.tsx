@@ -2,6 +2,7 @@ import { useState, type ReactNode } from 'react';
 import { Link, useLocation } from 'wouter';
 import { api, ApiProblem, displayName, type Session } from './api.ts';
 import { ErrorMessage } from './ErrorMessage.tsx';
+import { NotificationsLink } from './notifications/NotificationsLink.tsx';
 import { canSeeSettings } from './settings/SettingsPage.tsx';
 
 /** The signed-in frame: a skip link, the header (who, sign out), the navigation and the page. */
@@ -30,6 +31,7 @@ export function Shell({ session, onSignedOut, children }: { session: Session; on
         <nav aria-label="Main">
           <ul>
             <li><Link href="/projects" aria-current={inProjects ? 'page' : undefined}>Projects</Link></li>
+            <li><NotificationsLink current={location === '/notifications'} /></li>
             {canSeeSettings(session.user.role)
               ? <li><Link href="/settings" aria-current={location.startsWith('/settings') ? 'page' : undefined}>Settings</Link></li>
               : null}

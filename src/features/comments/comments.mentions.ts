@@ -31,6 +31,19 @@ const NOT_AFTER = /[\p{L}\p{N}\p{M}@]/u;
 /** The handles `body` mentions, deduplicated case-insensitively, in the order they first appear. */
 export function mentionedHandles(body: string): string[] {
   const found = new Map<string, string>();
+  for (const { handle } of mentionSpans(body)) {
+    const key = handle.toLowerCase();
+    if (!found.has(key)) found.set(key, handle);
+  }
+  return [...found.values()];
+}
+
+/**
+ * Every mention in `body`, repeats included, in order: where its `@` is and how long `@handle` is
+ * (trailing `-` not counted). The web app uses it to highlight mentions by the same rules.
+ */
+export function mentionSpans(body: string): Array<{ index: number; length: number; handle: string }> {
+  const spans: Array<{ index: number; length: number; handle: string }> = [];
   for (const match of body.matchAll(HANDLE_RUN)) {
     const at = match.index;
     const run = match[1]!;
@@ -40,10 +53,9 @@ export function mentionedHandles(body: string): string[] {
     if (after !== '' && NOT_AFTER.test(after)) continue;
     const handle = run.replace(/-+$/, '');
     if (handle === '' || handle.startsWith('-') || handle.length > HANDLE_MAX_LENGTH) continue;
-    const key = handle.toLowerCase();
-    if (!found.has(key)) found.set(key, handle);
+    spans.push({ index: at, length: 1 + handle.length, handle });
   }
-  return [...found.values()];
+  return spans;
 }
 
 /** The whole code point before index `i` (a letter outside the BMP is two UTF-16 units). */

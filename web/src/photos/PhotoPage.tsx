@@ -1,6 +1,7 @@
 import { lazy, Suspense, useCallback, useEffect, useState, type MouseEvent } from 'react';
 import { Link, useLocation } from 'wouter';
 import { api } from '../api.ts';
+import { Comments } from '../comments/Comments.tsx';
 import { ErrorMessage } from '../ErrorMessage.tsx';
 import { AnnotationOverlay } from './AnnotationShapes.tsx';
 import { CaptionForm } from './CaptionForm.tsx';
@@ -177,7 +178,7 @@ export function PhotoPage({ id }: { id: string }) {
           <PhotoFacts photo={photo} />
           <CaptionForm key={`${photo.id}-${reads}`} photo={photo} etag={loaded.etag} onSaved={setLoaded} onReload={reload} />
           <PhotoTags key={photo.id} photo={photo} onChanged={setLoaded} onRemoved={refresh} />
-          {/* Comments: <Comments … /> for this photo goes here (wired at merge). */}
+          <Comments key={photo.id} target={{ type: 'photo', id: photo.id }} />
         </div>
       </div>
     </div>
