@@ -81,7 +81,7 @@ export function App() {
       return (
         <Shell session={state.session} onSignedOut={signedOut}>
           <Switch>
-            <Route path="/projects/:id">{(params) => <ProjectPage id={params.id} />}</Route>
+            <Route path="/projects/:id/*?">{(params) => <ProjectPage id={params.id} path={params['*'] ?? ''} session={state.session} />}</Route>
             <Route path="/photos/:id">{(params) => <PhotoPage id={params.id} />}</Route>
             <Route path="/settings/*?">{(params) => <SettingsPage session={state.session} path={params['*'] ?? ''} />}</Route>
             <Route path="/projects"><ProjectsPage /></Route>

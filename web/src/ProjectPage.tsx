@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import { Link } from 'wouter';
-import { api, ApiProblem, formatAddress, type Project } from './api.ts';
+import { api, ApiProblem, formatAddress, type Project, type Session } from './api.ts';
 import { Comments } from './comments/Comments.tsx';
 import { ErrorMessage } from './ErrorMessage.tsx';
 import { ProjectForm } from './ProjectForm.tsx';
@@ -8,10 +8,12 @@ import { PhotoTimeline } from './photos/PhotoTimeline.tsx';
 import { arrivalNotice } from './projects/arrivalNotice.ts';
 import { DeleteProject } from './projects/DeleteProject.tsx';
 import { ProjectPeople } from './projects/ProjectPeople.tsx';
+import { ProjectSection, ProjectSectionNav } from './projects/ProjectSections.tsx';
 import { saveProjectEdit } from './projects/saveProject.ts';
 
 /** A project: its name and address, and its photos and videos (PhotoTimeline). */
-export function ProjectPage({ id }: { id: string }) {
+export function ProjectPage({ id, session, path = '' }: { id: string; session: Session; path?: string }) {
+  const [slug = '', ...rest] = path.split('/').filter(Boolean);
   const [project, setProject] = useState<Project | null>(null);
   const [etag, setEtag] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
@@ -122,8 +124,15 @@ export function ProjectPage({ id }: { id: string }) {
           </>
         )
         : <p role="status">Loading the project…</p>}
-      <PhotoTimeline key={id} projectId={id} />
-      {project ? <Comments target={{ type: 'project', id }} /> : null}
+      <ProjectSectionNav projectId={id} current={slug} />
+      {slug
+        ? project ? <ProjectSection slug={slug} rest={rest.join('/')} project={project} session={session} /> : null
+        : (
+          <>
+            <PhotoTimeline key={id} projectId={id} />
+            {project ? <Comments target={{ type: 'project', id }} /> : null}
+          </>
+        )}
     </>
   );
 }
