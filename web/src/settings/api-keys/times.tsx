@@ -15,7 +15,7 @@ const exact = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyl
 export function relativeTime(iso: string, now = Date.now()): string {
   const diff = new Date(iso).getTime() - now;
   for (const [unit, ms] of UNITS) {
-    if (Math.abs(diff) >= ms) return relative.format(Math.trunc(diff / ms), unit);
+    if (Math.abs(diff) >= ms) return relative.format(Math.round(diff / ms), unit);
   }
   return diff < 0 ? 'just now' : 'in under a minute';
 }
