@@ -104,7 +104,7 @@ describe('API keys in the web app', { skip: SKIP }, () => {
     await page.getByRole('button', { name: 'I have stored it, close' }).click();
     await page.getByRole('region', { name: /^New (key|secret)/ }).waitFor({ state: 'detached' });
     const inPage = await page.evaluate((s) => document.documentElement.outerHTML.includes(s)
-      || [...document.querySelectorAll('input')].some((i) => i.value.includes(s)), secret);
+      || [...document.querySelectorAll<HTMLInputElement | HTMLTextAreaElement>('input, textarea')].some((i) => i.value.includes(s)), secret);
     assert.equal(inPage, false, 'the secret is gone from the page');
   }
 
@@ -151,6 +151,7 @@ describe('API keys in the web app', { skip: SKIP }, () => {
     await rotate.waitFor();
     assert.equal(await rotate.getByLabel('Keep the old secret working for').inputValue(), '86400');
     assert.deepEqual(await seriousAxeViolations(page), []);
+    await page.screenshot({ path: screenshotPath('web-api-key-rotate-desktop') });
     await rotate.getByRole('button', { name: 'Rotate key' }).click();
     const panel = page.getByRole('region', { name: 'New secret for “Nightly export”' });
     await panel.waitFor();
@@ -279,6 +280,11 @@ describe('API keys in the web app', { skip: SKIP }, () => {
 
     await page.getByRole('button', { name: 'New API key' }).click();
     const form = page.getByRole('form', { name: 'New API key' });
+    await form.getByRole('button', { name: 'Cancel' }).click();
+    await form.waitFor({ state: 'detached' });
+    await page.waitForFunction(() => document.activeElement?.textContent === 'New API key');
+    await page.getByRole('button', { name: 'New API key' }).click();
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'key-name', 'the form opens on Name');
     await form.getByRole('button', { name: 'Create key' }).click();
     await form.getByText('Enter a name').waitFor();
     assert.equal(await form.getByLabel('Name').getAttribute('aria-invalid'), 'true');

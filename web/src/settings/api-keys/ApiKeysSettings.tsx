@@ -96,10 +96,11 @@ export default function ApiKeysSettings({ session, rest }: SectionProps) {
     void load(null);
   }
 
+  // The panel or the form held the focus; give it to where a next key would start.
+  const focusNewKey = () => requestAnimationFrame(() => newKeyButton.current?.focus());
   const closeSecret = () => {
     setSecret(null);
-    // The panel held the focus; give it to where a next key would start.
-    requestAnimationFrame(() => newKeyButton.current?.focus());
+    focusNewKey();
   };
 
   const headingOf = (key: ApiKey) => () => document.getElementById(`key-${key.id}`);
@@ -119,7 +120,10 @@ export default function ApiKeysSettings({ session, rest }: SectionProps) {
 
       {secret ? <SecretPanel shown={secret} onClose={closeSecret} /> : null}
       {creating
-        ? <CreateKeyForm me={me} users={users?.filter((u) => u.status === 'active') ?? null} onCreated={created} onCancel={() => setCreating(false)} />
+        ? <CreateKeyForm me={me} users={users?.filter((u) => u.status === 'active') ?? null} onCreated={created} onCancel={() => {
+          setCreating(false);
+          focusNewKey();
+        }} />
         : null}
       <p role="status" className={notice ? 'notice' : 'visually-hidden'}>{notice}</p>
 

@@ -14,7 +14,7 @@ export interface ShownSecret {
  */
 export function SecretPanel({ shown, onClose }: { shown: ShownSecret; onClose: () => void }) {
   const headingRef = useRef<HTMLHeadingElement>(null);
-  const inputRef = useRef<HTMLInputElement>(null);
+  const inputRef = useRef<HTMLTextAreaElement>(null);
   const [copyState, setCopyState] = useState<'idle' | 'copied' | 'failed'>('idle');
 
   useEffect(() => {
@@ -40,7 +40,8 @@ export function SecretPanel({ shown, onClose }: { shown: ShownSecret; onClose: (
       {shown.note}
       <label htmlFor="secret-value">Secret</label>
       <div className="secret-row">
-        <input id="secret-value" ref={inputRef} className="secret-value" readOnly value={shown.secret}
+        {/* A text area, so that the whole secret shows (wrapped) even on a phone. */}
+        <textarea id="secret-value" ref={inputRef} className="secret-value" readOnly value={shown.secret} rows={2}
           spellCheck={false} autoComplete="off" onFocus={(e) => e.currentTarget.select()} />
         <button type="button" onClick={() => void copy()}>Copy</button>
       </div>
