@@ -180,6 +180,7 @@ describe('API keys in the web app', { skip: SKIP }, () => {
     await page.getByRole('status').getByText('The key “Nightly export” is revoked').waitFor();
     assert.match(await card(page, 'Nightly export').innerText(), /Revoked/);
     assert.equal(await card(page, 'Nightly export').getByRole('button').count(), 0, 'a revoked key has nothing left to do');
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Nightly export', 'the focus on the key\'s name, its buttons gone');
     assert.deepEqual(await attempt(rotated, 'GET', '/v1/users/me'), { status: 401, code: 'revoked_api_key' });
     assert.deepEqual(await attempt(secret, 'GET', '/v1/users/me'), { status: 401, code: 'revoked_api_key' });
     assert.equal((await call(ws.admin.key, 'GET', `/v1/api-keys/${made.id}`)).status, 'revoked');

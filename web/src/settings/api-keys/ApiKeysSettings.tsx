@@ -34,19 +34,24 @@ export default function ApiKeysSettings({ session, rest }: SectionProps) {
   const [dialog, setDialog] = useState<{ kind: 'rotate' | 'revoke'; key: ApiKey } | null>(null);
   const [notice, setNotice] = useState('');
   const newKeyButton = useRef<HTMLButtonElement>(null);
+  /** Counts list requests, so that an older answer arriving late is dropped. */
+  const lastLoad = useRef(0);
 
   const load = useCallback(async (after: string | null) => {
+    const mine = ++lastLoad.current;
     setLoading(true);
     setError(null);
     try {
       const page = await apiKeysApi.list({ status, user_id: ownerFilter, cursor: after, limit: PAGE_SIZE });
+      if (mine !== lastLoad.current) return;
       setKeys((before) => (after ? [...before, ...page.data] : page.data));
       setCursor(page.has_more ? page.next_cursor : null);
     } catch (err) {
+      if (mine !== lastLoad.current) return;
       if (!after) setKeys([]);
       setError(err);
     } finally {
-      setLoading(false);
+      if (mine === lastLoad.current) setLoading(false);
     }
   }, [status, ownerFilter]);
 
@@ -91,6 +96,9 @@ export default function ApiKeysSettings({ session, rest }: SectionProps) {
   }
 
   function revoked(key: ApiKey) {
+    // Revoked here at once (the API answers 204, no body): its buttons go as the dialog closes,
+    // so the focus lands on the key's name rather than on a button about to vanish.
+    setKeys((all) => all.map((k) => (k.id === key.id ? { ...k, status: 'revoked', revoked_at: new Date().toISOString() } : k)));
     setDialog(null);
     setNotice(`The key “${key.name}” is revoked: programs using it are refused from now on.`);
     void load(null);
