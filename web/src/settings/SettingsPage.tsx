@@ -22,6 +22,7 @@ interface Section {
 /** One line per section, each its own lazily loaded module (not on the first screen). */
 const SECTIONS: Section[] = [
   // { slug: 'people', title: 'People', roles: ['admin', 'manager'], Component: lazy(() => import('./PeopleSettings.tsx')) },
+  { slug: 'api-keys', title: 'API keys', roles: ['admin', 'manager', 'standard', 'restricted'], Component: lazy(() => import('./api-keys/ApiKeysSettings.tsx')) },
 ];
 
 /** Who may see at least one section: the header shows "Settings" to them. */
