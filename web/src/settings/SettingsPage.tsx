@@ -22,6 +22,7 @@ interface Section {
 /** One line per section, each its own lazily loaded module (not on the first screen). */
 const SECTIONS: Section[] = [
   // { slug: 'people', title: 'People', roles: ['admin', 'manager'], Component: lazy(() => import('./PeopleSettings.tsx')) },
+  { slug: 'webhooks', title: 'Webhooks', roles: ['admin'], Component: lazy(() => import('../webhooks/WebhooksSettings.tsx')) },
 ];
 
 /** Who may see at least one section: the header shows "Settings" to them. */
