@@ -23,6 +23,8 @@ export function ConfirmDialog({ open, title, confirmLabel, danger, busy, onConfi
     if (open && !d.open) {
       opener.current = document.activeElement;
       d.showModal();
+      // Cancel first: Enter on an opened dialog must not destroy anything.
+      d.querySelector<HTMLElement>('[data-initial-focus]')?.focus();
     } else if (!open && d.open) {
       d.close();
     }
@@ -41,7 +43,7 @@ export function ConfirmDialog({ open, title, confirmLabel, danger, busy, onConfi
       {children}
       <div className="form-actions">
         <button type="button" className={danger ? 'danger' : undefined} disabled={busy} onClick={onConfirm}>{confirmLabel}</button>
-        <button type="button" className="secondary" onClick={onCancel} autoFocus>Cancel</button>
+        <button type="button" className="secondary" onClick={onCancel} data-initial-focus>Cancel</button>
       </div>
     </dialog>
   );
