@@ -155,7 +155,7 @@ describe('Settings → Webhooks in the web app', { skip: SKIP }, () => {
       return d && d.status === 'pending' ? d : null;
     }, 15_000);
     await page.getByRole('button', { name: 'Refresh' }).click();
-    const failing = deliveryItem(page, /Pending project\.created/);
+    const failing = deliveryItem(page, /Retrying project\.created/);
     await failing.getByText(/3 attempts, last answer 500; next attempt/).waitFor();
     await failing.getByText('Attempts and bodies').click();
     await failing.getByText(/Answered 500 in \d+ ms/).first().waitFor();
@@ -163,22 +163,22 @@ describe('Settings → Webhooks in the web app', { skip: SKIP }, () => {
     await failing.getByRole('button', { name: 'Show the request body' }).click();
     assert.match((await failing.getByLabel('Request body').textContent())!, /"name": "Quay Wall"/);
     await page.getByLabel('Status', { exact: true }).selectOption('succeeded');
-    await deliveryItem(page, /Pending/).waitFor({ state: 'detached' });
+    await deliveryItem(page, /Retrying/).waitFor({ state: 'detached' });
     await deliveryItem(page, /Succeeded webhook\.ping/).waitFor();
     assert.equal(await deliveryItem(page, /project\.created/).count(), 1, 'only the first project.created succeeded');
     await page.getByLabel('Status', { exact: true }).selectOption('pending');
-    await deliveryItem(page, /Pending project\.created/).waitFor();
+    await deliveryItem(page, /Retrying project\.created/).waitFor();
     assert.equal(await page.getByRole('list', { name: 'Deliveries' }).getByRole('listitem', { name: /webhook\.ping/ }).count(), 0);
     await page.getByLabel('Status', { exact: true }).selectOption('');
     await deliveryItem(page, /Succeeded webhook\.ping/).waitFor();
-    await deliveryItem(page, /Pending project\.created/).getByText('Attempts and bodies').click();
-    await deliveryItem(page, /Pending project\.created/).getByLabel('Response body').first().waitFor();
+    await deliveryItem(page, /Retrying project\.created/).getByText('Attempts and bodies').click();
+    await deliveryItem(page, /Retrying project\.created/).getByLabel('Response body').first().waitFor();
     assert.deepEqual(await seriousAxeViolations(page), []);
     await page.screenshot({ path: screenshotPath('web-webhook-deliveries-desktop'), fullPage: true });
 
     // Fixed: retry that one delivery now; it succeeds, with the same webhook-id.
     receiver.on(path, answer(200, 'thanks'));
-    await deliveryItem(page, /Pending project\.created/).getByRole('button', { name: 'Retry now' }).click();
+    await deliveryItem(page, /Retrying project\.created/).getByRole('button', { name: 'Retry now' }).click();
     await page.getByText('The project.created delivery is queued to be sent again now.').waitFor();
     await page.getByLabel('Status', { exact: true }).selectOption('');
     await deliveryItem(page, /Succeeded project\.created/).filter({ hasText: /attempts, last answer 200/ }).first().waitFor({ timeout: 15_000 });
@@ -223,6 +223,20 @@ describe('Settings → Webhooks in the web app', { skip: SKIP }, () => {
     const afterRotation = receiver.at(path).slice(count).find((r) => JSON.parse(r.body).event === 'webhook.ping')!;
     assert.ok(verifies(afterRotation, newSecret), 'the new secret verifies');
     assert.ok(verifies(afterRotation, secret), 'the old one still does, during the grace period');
+
+    // Edit: a new description, and every event.
+    await page.getByRole('button', { name: 'Edit', exact: true }).click();
+    const edit = page.getByRole('region', { name: 'Edit the endpoint' });
+    assert.equal(await edit.getByLabel('Every project event').isChecked(), true, 'the form shows the stored patterns');
+    assert.equal(await edit.getByLabel('task.created').isChecked(), true);
+    await edit.getByLabel('Description').fill('Accounting sync (all events)');
+    await edit.getByLabel('All events, including kinds added later').check();
+    await edit.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('The endpoint is saved.').waitFor();
+    const edited = await call(ws.admin.key, 'GET', `/v1/webhooks/${endpoint.id}`);
+    assert.equal(edited.description, 'Accounting sync (all events)');
+    assert.deepEqual(edited.events, ['*']);
+    await page.getByText('Events: All events').waitFor();
 
     // Disable, then enable.
     await page.getByRole('button', { name: 'Disable' }).click();

@@ -9,6 +9,10 @@ import { DELIVERY_STATUSES, formatTime, webhooksApi, type Attempt, type Delivery
 const POLL_MS = 2000;
 
 const STATUS_WORDS: Record<DeliveryStatus, string> = { pending: 'Pending', succeeded: 'Succeeded', failed: 'Failed' };
+const FILTER_WORDS: Record<DeliveryStatus, string> = { pending: 'Pending or retrying', succeeded: 'Succeeded', failed: 'Failed (gave up)' };
+
+/** The API's status, with "Retrying" for a pending delivery whose attempts so far failed. */
+const statusInWords = (d: Delivery) => (d.status === 'pending' && d.attempt_count > 0 ? 'Retrying' : STATUS_WORDS[d.status]);
 
 function attemptInWords(a: Attempt): string {
   const answer = a.status_code !== null ? `Answered ${a.status_code}` : `No answer${a.error ? ` (${a.error})` : ''}`;
@@ -42,7 +46,7 @@ function DeliveryItem({ delivery: d, enabled, onRetry }: { delivery: Delivery; e
   return (
     <li className="delivery" aria-labelledby={`${id}-h`}>
       <h3 id={`${id}-h`} className="delivery-head">
-        <span className={`delivery-status status-${d.status}`}>{STATUS_WORDS[d.status]}</span> <code>{d.event}</code>
+        <span className={`delivery-status status-${d.status}`}>{statusInWords(d)}</span> <code>{d.event}</code>
         <span className="muted"> {formatTime(d.created_at)}</span>
       </h3>
       <p>{outcome(d)}</p>
@@ -124,7 +128,7 @@ export function DeliveryLog({ webhookId, enabled, generation }: { webhookId: str
           <label htmlFor="delivery-status">Status</label>
           <select id="delivery-status" value={status} onChange={(e) => setStatus(e.target.value as DeliveryStatus | '')}>
             <option value="">Any status</option>
-            {DELIVERY_STATUSES.map((s) => <option key={s} value={s}>{STATUS_WORDS[s]}</option>)}
+            {DELIVERY_STATUSES.map((s) => <option key={s} value={s}>{FILTER_WORDS[s]}</option>)}
           </select>
         </div>
         <div>
