@@ -319,6 +319,10 @@ describe('Settings → Webhooks in the web app', { skip: SKIP }, () => {
     await dialog.getByRole('button', { name: 'Delete endpoint' }).click();
     await page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor();
     assert.equal((await call(ws.admin.key, 'GET', '/v1/webhooks')).data.some((w: { id: string }) => w.id === created.id), false);
+    // An address of no endpoint: the API's 404 in words, and the way back.
+    await page.goto(`${origin}/settings/webhooks/${created.id}`);
+    await page.getByRole('alert').getByText('Not found').waitFor();
+    await page.getByRole('link', { name: 'All webhooks' }).waitFor();
     assert.deepEqual(errors, []);
     await context.close();
   });

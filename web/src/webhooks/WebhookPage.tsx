@@ -35,8 +35,11 @@ export function WebhookPage({ id }: { id: string }) {
   const [logGeneration, setLogGeneration] = useState(0);
   const [, navigate] = useLocation();
   const live = useRef(true);
-  useEffect(() => () => {
-    live.current = false;
+  useEffect(() => {
+    live.current = true;
+    return () => {
+      live.current = false;
+    };
   }, []);
 
   useEffect(() => {
