@@ -23,6 +23,7 @@ interface Section {
 const SECTIONS: Section[] = [
   // { slug: 'people', title: 'People', roles: ['admin', 'manager'], Component: lazy(() => import('./PeopleSettings.tsx')) },
   { slug: 'api-keys', title: 'API keys', roles: ['admin', 'manager', 'standard', 'restricted'], Component: lazy(() => import('./api-keys/ApiKeysSettings.tsx')) },
+  { slug: 'webhooks', title: 'Webhooks', roles: ['admin'], Component: lazy(() => import('../webhooks/WebhooksSettings.tsx')) },
 ];
 
 /** Who may see at least one section: the header shows "Settings" to them. */
