@@ -295,6 +295,37 @@ describe('the photo page in Chromium', { skip: SKIP }, () => {
     await context.close();
   });
 
+  it('on a desktop: comments on the photo, with an @mention that reaches the admin and leads back to the photo', async () => {
+    const { context, page, errors } = await newPage(VIEWPORTS.desktop);
+    await page.goto(`${origin}/photos/${oldest.id}`);
+    await page.getByRole('heading', { name: 'Site cleared', level: 1 }).waitFor();
+    const admin = await call(ws.admin.key, 'GET', '/v1/users/me');
+    const box = page.getByRole('combobox', { name: 'Add a comment' });
+    await box.fill(`Checked with @${admin.handle.slice(0, 3)}`);
+    await page.getByRole('listbox', { name: 'People to mention' }).getByRole('option', { name: new RegExp(`@${admin.handle}`) }).click();
+    await box.pressSequentially('before the pour.');
+    await page.getByRole('button', { name: 'Post comment' }).click();
+    await page.getByRole('region', { name: 'Comments' }).getByRole('listitem').getByText(/before the pour\./).waitFor();
+    const comments = await call(ws.admin.key, 'GET', `/v1/photos/${oldest.id}/comments`);
+    assert.equal(comments.data.length, 1);
+    assert.equal(comments.data[0].body, `Checked with @${admin.handle} before the pour.`);
+    const inbox = await call(ws.admin.key, 'GET', '/v1/notifications');
+    const mention = inbox.data.find((n: Json) => n.comment_id === comments.data[0].id || n.data?.comment_id === comments.data[0].id || JSON.stringify(n).includes(comments.data[0].id));
+    assert.ok(mention, `the admin is notified: ${JSON.stringify(inbox.data)}`);
+
+    // The admin answers with a mention of Rosa: her inbox leads to the comment on this photo.
+    const rosa = (await call(ws.admin.key, 'GET', '/v1/users?limit=100')).data.find((u: Json) => u.email === email);
+    const answer = await call(ws.admin.key, 'POST', `/v1/photos/${oldest.id}/comments`, { body: `@${rosa.handle} thanks, noted.` });
+    await page.goto(`${origin}/notifications`);
+    await page.getByRole('link', { name: /mentioned you in a comment/ }).first().click();
+    await page.waitForURL(`${origin}/photos/${oldest.id}#comment-${answer.id}`);
+    await page.getByRole('heading', { name: 'Site cleared', level: 1 }).waitFor();
+    await page.waitForFunction((id) => document.activeElement?.id === `comment-${id}`, answer.id);
+    assert.deepEqual(await seriousAxeViolations(page), []);
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
   it('shows an unknown photo in words', async () => {
     const { context, page } = await newPage(VIEWPORTS.phone);
     await page.goto(`${origin}/photos/pho_00000000000000000000000000`);
