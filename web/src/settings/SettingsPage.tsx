@@ -21,7 +21,8 @@ interface Section {
 
 /** One line per section, each its own lazily loaded module (not on the first screen). */
 const SECTIONS: Section[] = [
-  // { slug: 'people', title: 'People', roles: ['admin', 'manager'], Component: lazy(() => import('./PeopleSettings.tsx')) },
+  { slug: 'people', title: 'People', roles: ['admin', 'manager'], Component: lazy(() => import('../people/PeopleSettings.tsx')) },
+  { slug: 'workspace', title: 'Workspace', roles: ['admin'], Component: lazy(() => import('../people/WorkspaceSettings.tsx')) },
 ];
 
 /** Who may see at least one section: the header shows "Settings" to them. */
