@@ -4,6 +4,7 @@ import { peopleApi, personName, type Person, type Role } from './peopleApi.ts';
 
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
 const roleTitle = (r: string) => r[0]!.toUpperCase() + r.slice(1);
+const ROLE_NOUN: Record<Role, string> = { admin: 'an admin', manager: 'a manager', standard: 'a standard user', restricted: 'a restricted user' };
 
 /**
  * One person: name, e-mail, handle, role and status; for whom the caller may manage, a role
@@ -71,7 +72,7 @@ export function PersonRow({ person, isMe, manageable, roles, onChanged }: {
           <div className="person-actions">
             {person.status === 'active'
               ? (
-                <form className="role-form" onSubmit={(e) => { e.preventDefault(); void change({ role }, (p) => `${name} is now ${p.role === 'admin' ? 'an' : 'a'} ${p.role}.`); }}>
+                <form className="role-form" onSubmit={(e) => { e.preventDefault(); void change({ role }, (p) => `${name} is now ${ROLE_NOUN[p.role]}.`); }}>
                   <label htmlFor={`${id}-role`}>Role of {name}</label>
                   <div className="role-row">
                     <select id={`${id}-role`} value={role} onChange={(e) => setRole(e.target.value as Role)}>
@@ -106,7 +107,7 @@ export function PersonRow({ person, isMe, manageable, roles, onChanged }: {
           <p>You can reactivate them later; they then sign in with their password again.</p>
         </div>
         <div className="form-actions">
-          <button type="button" className="danger" onClick={deactivate}>Deactivate {name}</button>
+          <button type="button" className="danger" onClick={deactivate}>Deactivate and sign out</button>
           <button type="button" className="secondary" ref={cancel} onClick={() => dialog.current?.close()}>Cancel</button>
         </div>
       </dialog>
