@@ -61,6 +61,12 @@ describe('People and Workspace settings in Chromium', { skip: SKIP }, () => {
   before(async () => {
     ws = await newWorkspace(t, 'Riverside Builders');
     admin = await personWithPassword('Ada', 'Admin', 'admin');
+    // A crew to list, and someone who left.
+    for (const [first, last, role] of [['Grace', 'Hopper', 'manager'], ['Linus', 'Carpenter', 'standard'], ['Olu', 'Mason', 'restricted']]) {
+      await call(ws.admin.key, 'POST', '/v1/users', { email: address(first!.toLowerCase()), first_name: first, last_name: last, role });
+    }
+    const former = await call(ws.admin.key, 'POST', '/v1/users', { email: address('pat'), first_name: 'Pat', last_name: 'Former', role: 'standard' });
+    await call(ws.admin.key, 'DELETE', `/v1/users/${former.id}`);
     browser = await launchChromium();
   });
   after(async () => browser?.close());
@@ -112,10 +118,11 @@ describe('People and Workspace settings in Chromium', { skip: SKIP }, () => {
       assert.deepEqual(await form.getByLabel('Role', { exact: true }).locator('option').allInnerTexts(), ['Admin', 'Manager', 'Standard', 'Restricted']);
       await form.getByRole('button', { name: 'Send invitation' }).click();
       await form.getByText('Enter their e-mail address.').waitFor();
-      const email = address(`nia-${size}`);
+      const first = size === 'desktop' ? 'Nia' : 'Noa';
+      const email = address(first.toLowerCase());
       await form.getByLabel('E-mail').fill(email);
-      await form.getByLabel('First name').fill('Nia');
-      await form.getByLabel('Last name').fill(`Foreman ${size}`);
+      await form.getByLabel('First name').fill(first);
+      await form.getByLabel('Last name').fill('Foreman');
       await form.getByLabel('Role', { exact: true }).selectOption('manager');
       assert.deepEqual(await seriousAxeViolations(page), []);
       await form.getByRole('button', { name: 'Send invitation' }).click();
@@ -140,17 +147,17 @@ describe('People and Workspace settings in Chromium', { skip: SKIP }, () => {
       assert.deepEqual(await seriousAxeViolations(page), []);
       if (size === 'phone') {
         assert.ok(await noSidewaysScroll(page), 'no sideways scrolling');
-        await page.screenshot({ path: screenshotPath('web-people-invite-phone'), fullPage: true });
+        await page.screenshot({ path: screenshotPath('web-people-invite-phone') });
       }
 
       // In the API: a manager, with the names given; and in the list.
       const users = await call(ws.admin.key, 'GET', '/v1/users?status=all&role=manager');
       const made = users.data.find((u: { email: string }) => u.email === email);
-      assert.equal(made?.first_name, 'Nia');
+      assert.equal(made?.first_name, first);
       assert.equal(made?.status, 'active');
-      await list.getByRole('listitem', { name: `Nia Foreman ${size}` }).waitFor();
+      await list.getByRole('listitem', { name: `${first} Foreman` }).waitFor();
 
-      await acceptInvitation(link, viewport, 'Nia');
+      await acceptInvitation(link, viewport, first);
       const signIn = await fetch(`${origin}/v1/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: 'a fine new passphrase' }) });
       assert.equal(signIn.status, 201, 'the password chosen through the link signs in');
       assert.deepEqual(errors, []);
@@ -251,6 +258,11 @@ describe('People and Workspace settings in Chromium', { skip: SKIP }, () => {
 
       // The filters: deactivated people only.
       await page.getByRole('form', { name: 'Filter people' }).getByLabel('Status').selectOption('deactivated');
+      const deactivated = page.getByRole('list', { name: 'People' });
+      await deactivated.getByRole('listitem', { name: 'Pat Former' }).getByRole('button', { name: 'Reactivate Pat Former' }).waitFor();
+      assert.equal(await deactivated.getByRole('listitem', { name }).count(), 0, 'the reactivated person is not among them');
+      assert.equal(await deactivated.getByRole('listitem').count(), 1);
+      await page.getByRole('form', { name: 'Filter people' }).getByLabel('Role').selectOption('manager');
       await page.getByText('No one matches these filters.').waitFor();
       assert.match(new URL(page.url()).search, /status=deactivated/);
       assert.deepEqual(errors, []);

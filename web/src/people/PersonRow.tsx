@@ -61,7 +61,7 @@ export function PersonRow({ person, isMe, manageable, roles, onChanged }: {
     <li className="person" aria-labelledby={`${id}-name`}>
       <div className="person-facts">
         <p className="person-name" id={`${id}-name`}>{name}{isMe ? <span className="muted"> (you)</span> : null}</p>
-        <p className="email">{person.email}</p>
+        {name === person.email ? null : <p className="email">{person.email}</p>}
         <p className="muted">@{person.handle} · {roleTitle(person.role)}</p>
         <p className={person.status === 'active' ? 'status-active' : 'status-deactivated'}>
           {person.status === 'active' ? 'Active' : `Deactivated${person.deactivated_at ? ` on ${dateFormat.format(new Date(person.deactivated_at))}` : ''}`}
