@@ -156,6 +156,8 @@ describe('People and Workspace settings in Chromium', { skip: SKIP }, () => {
       assert.equal(made?.first_name, first);
       assert.equal(made?.status, 'active');
       await list.getByRole('listitem', { name: `${first} Foreman` }).waitFor();
+      await result.getByRole('button', { name: 'Done' }).click();
+      assert.ok(await page.getByRole('button', { name: 'Invite someone' }).evaluate((el) => el === document.activeElement), 'the focus back where it was');
 
       await acceptInvitation(link, viewport, first);
       const signIn = await fetch(`${origin}/v1/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: 'a fine new passphrase' }) });

@@ -1,4 +1,4 @@
-import { useId, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { useLocation, useSearch } from 'wouter';
 import { ErrorMessage } from '../ErrorMessage.tsx';
 import type { SectionProps } from '../settings/SettingsPage.tsx';
@@ -21,6 +21,13 @@ export default function PeopleSettings({ session }: SectionProps) {
   const status = (STATUSES as string[]).includes(params.get('status') ?? '') ? params.get('status') as StatusFilter : 'active';
   const role = (ROLES as string[]).includes(params.get('role') ?? '') ? params.get('role') as Role : '';
   const [inviting, setInviting] = useState(false);
+  const inviteButton = useRef<HTMLButtonElement>(null);
+  const wasInviting = useRef(false);
+  // Closing the invitation gives the focus back to the button that opened it.
+  useEffect(() => {
+    if (wasInviting.current && !inviting) inviteButton.current?.focus();
+    wasInviting.current = inviting;
+  }, [inviting]);
   const [generation, setGeneration] = useState(0);
   // Rows changed here since the page loaded, shown as the API answered them.
   const [changed, setChanged] = useState<Record<string, Person>>({});
@@ -48,7 +55,7 @@ export default function PeopleSettings({ session }: SectionProps) {
     <>
       <div className="page-heading">
         <h1>People</h1>
-        {canInvite && !inviting ? <button type="button" onClick={() => setInviting(true)}>Invite someone</button> : null}
+        {canInvite && !inviting ? <button type="button" ref={inviteButton} onClick={() => setInviting(true)}>Invite someone</button> : null}
       </div>
       {canInvite
         ? null
