@@ -21,7 +21,8 @@ interface Section {
 
 /** One line per section, each its own lazily loaded module (not on the first screen). */
 const SECTIONS: Section[] = [
-  // { slug: 'people', title: 'People', roles: ['admin', 'manager'], Component: lazy(() => import('./PeopleSettings.tsx')) },
+  { slug: 'people', title: 'People', roles: ['admin', 'manager'], Component: lazy(() => import('../people/PeopleSettings.tsx')) },
+  { slug: 'workspace', title: 'Workspace', roles: ['admin'], Component: lazy(() => import('../people/WorkspaceSettings.tsx')) },
   { slug: 'api-keys', title: 'API keys', roles: ['admin', 'manager', 'standard', 'restricted'], Component: lazy(() => import('./api-keys/ApiKeysSettings.tsx')) },
   { slug: 'webhooks', title: 'Webhooks', roles: ['admin'], Component: lazy(() => import('../webhooks/WebhooksSettings.tsx')) },
 ];
