@@ -125,6 +125,8 @@ describe('the activity in words', () => {
       ev('notification.created', { user_id: 'usr_dana', actor_id: 'usr_sam', kind: 'task_assigned', subject: { type: 'task', id: 'tsk_1' } }),
       ev('task.assigned', task),
       ev('task.created', task),
+      ev('project.updated', { ...project, member_ids: ['usr_dana'], description: 'Seismic work', address: { city: 'Auckland' } }),
+      ev('project.updated', { ...project, member_ids: ['usr_dana'], description: 'Seismic work' }),
       ev('project.updated', { ...project, member_ids: ['usr_dana'] }),
       ev('project.updated', { ...project, member_ids: ['usr_dana', 'usr_rosa'] }),
       ev('project.updated', { ...project, member_ids: ['usr_rosa'], name: 'Old name' }),
@@ -133,6 +135,8 @@ describe('the activity in words', () => {
     assert.deepEqual(lines.map((l) => phraseOfLine(l, nameOf).text), [
       'Sam Lee assigned the task “Frame north wall” to Dana Reyes',
       'Sam Lee created the task “Frame north wall”',
+      'The project’s address was changed',
+      'The project’s description was changed',
       'Rosa Crew was taken off the crew',
       'Dana Reyes was added to the crew',
       'Rosa Crew was added to the crew',

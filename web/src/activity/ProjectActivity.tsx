@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { Link } from 'wouter';
 import { ApiProblem } from '../api.ts';
 import { personName, workspacePeople, type Person } from '../comments/commentsApi.ts';
@@ -54,6 +54,21 @@ export default function ProjectActivity({ project, session }: ProjectSectionProp
     document.title = `Activity · ${project.name} · Jobsite`;
   }, [project.name]);
 
+  // After "Show older", focus goes to the first older line (the button may be gone: there was nothing older).
+  const list = useRef<HTMLOListElement>(null);
+  const focusFrom = useRef<number | null>(null);
+  useEffect(() => {
+    const from = focusFrom.current;
+    if (from === null || pages.loading) return;
+    focusFrom.current = null;
+    list.current?.querySelectorAll<HTMLAnchorElement>(':scope > li > a')[from]?.focus();
+  }, [lines, pages.loading]);
+  const showOlder = () => {
+    if (pages.loading) return;
+    focusFrom.current = lines.length;
+    pages.loadMore();
+  };
+
   return (
     <section aria-labelledby="activity-heading" className="activity">
       <h2 id="activity-heading">Activity</h2>
@@ -72,7 +87,7 @@ export default function ProjectActivity({ project, session }: ProjectSectionProp
       {!pages.loading && !pages.error && lines.length === 0 ? <p>Nothing has happened in this project in the last 30 days.</p> : null}
       {lines.length > 0
         ? (
-          <ol className="activity-list" aria-label="Activity">
+          <ol className="activity-list" aria-label="Activity" ref={list}>
             {lines.map((line) => {
               const newest = line.events[0]!;
               const phrase = phraseOfLine(line, nameOf);
@@ -105,7 +120,7 @@ export default function ProjectActivity({ project, session }: ProjectSectionProp
         : null}
       <div className="list-end">
         {pages.loading ? <p role="status">Loading the activity…</p> : null}
-        {pages.hasMore && !pages.loading && !pages.error ? <button type="button" onClick={pages.loadMore}>Show older</button> : null}
+        {pages.hasMore && !pages.error ? <button type="button" aria-disabled={pages.loading} onClick={showOlder}>Show older</button> : null}
       </div>
     </section>
   );

@@ -115,6 +115,8 @@ function projectChange(after: Data, before: Data | undefined, nameOf: NameOf): s
   if (after.name !== before.name) return `The project was renamed “${str(after, 'name') ?? ''}”`;
   if (after.cover_photo_id !== before.cover_photo_id) return after.cover_photo_id ? 'The project got a new cover photo' : 'The project’s cover photo was removed';
   if (JSON.stringify(after.tags) !== JSON.stringify(before.tags)) return 'The project’s tags were changed';
+  if (after.description !== before.description) return 'The project’s description was changed';
+  if (JSON.stringify([after.address, after.coordinates]) !== JSON.stringify([before.address, before.coordinates])) return 'The project’s address was changed';
   return 'The project’s details were changed';
 }
 
