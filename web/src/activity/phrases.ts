@@ -236,11 +236,20 @@ const SIGNED_URL_LIFE_MS = 23 * 3600_000;
 const isFresh = (e: ActivityEvent, now: number) => now - Date.parse(e.created_at) < SIGNED_URL_LIFE_MS;
 
 /**
- * The events (newest first, as the API lists them) as lines: notifications left out, an
+ * One project's events (newest first, as the API lists them) as lines: notifications left out, an
  * assignment credited to whoever its notification names, a crew change compared with the project
  * before it, and runs of alike events by one person grouped.
  */
 export function linesOf(events: readonly ActivityEvent[]): ActivityLine[] {
+  // The project as each project event found it: one pass from the oldest.
+  const before = new Map<ActivityEvent, Data>();
+  let project: Data | undefined;
+  for (let i = events.length - 1; i >= 0; i--) {
+    const e = events[i]!;
+    if (!e.event.startsWith('project.')) continue;
+    if (project) before.set(e, project);
+    project = e.data;
+  }
   const lines: ActivityLine[] = [];
   events.forEach((e, i) => {
     if (HIDDEN_EVENTS.has(e.event)) return;
@@ -253,7 +262,7 @@ export function linesOf(events: readonly ActivityEvent[]): ActivityLine[] {
       return;
     }
     const line: ActivityLine = { events: [e], actorId };
-    if (e.event === 'project.updated') line.previous = events.slice(i + 1).find((o) => o.event.startsWith('project.') && o.project_id === e.project_id)?.data;
+    if (e.event === 'project.updated') line.previous = before.get(e);
     lines.push(line);
   });
   return lines;
