@@ -7,10 +7,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { newWorkspace, type TestWorkspace } from './helpers.ts';
 import { chromiumPath, launchChromium, NO_CHROMIUM, screenshotPath, seriousAxeViolations, VIEWPORTS } from './web-browser.ts';
-import { callApi, listeningTestApp, sessionCookieFor, TEST_PASSWORD } from './web-server.ts';
+import { callApi, listeningTestApp, openPage, TEST_PASSWORD } from './web-server.ts';
 
 const { t, origin } = await listeningTestApp();
 const SKIP = !chromiumPath() ? NO_CHROMIUM : false;
@@ -59,15 +59,8 @@ describe('API keys in the web app', { skip: SKIP }, () => {
   });
   after(async () => browser?.close());
 
-  async function signedIn(who: keyof typeof people, viewport: { width: number; height: number }): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
-    const context = await browser.newContext({ viewport, locale: 'en-US', timezoneId: 'UTC', hasTouch: viewport === VIEWPORTS.phone });
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
-    await sessionCookieFor(origin, context, people[who].email);
-    const page = await context.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (err) => errors.push(err.message));
-    return { context, page, errors };
-  }
+  const signedIn = (who: keyof typeof people, viewport: { width: number; height: number }) =>
+    openPage(browser, origin, viewport, people[who].email, { hasTouch: viewport === VIEWPORTS.phone, permissions: ['clipboard-read', 'clipboard-write'] });
 
   const card = (page: Page, name: string) => page.getByRole('listitem').filter({ has: page.getByRole('heading', { name, exact: true }) });
   const fact = async (item: Locator, term: string) => (await item.locator('dt', { hasText: term }).locator('xpath=following-sibling::dd').innerText()).trim();

@@ -10,7 +10,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { newWorkspace, startTestApp, type TestContext, type TestWorkspace } from './helpers.ts';
 import { MailCatcher } from './smtp-server.ts';
 import { chromiumPath, launchChromium, NO_CHROMIUM, screenshotPath, seriousAxeViolations, VIEWPORTS } from './web-browser.ts';
-import { callApi, freePort, listeningTestApp, sessionCookieFor, TEST_PASSWORD } from './web-server.ts';
+import { callApi, freePort, listeningTestApp, openPage, TEST_PASSWORD } from './web-server.ts';
 
 // Two API processes on one database: this one sends no mail, the second sends it to a real SMTP server.
 const { t, origin } = await listeningTestApp();
@@ -71,14 +71,7 @@ describe('People and Workspace settings in Chromium', { skip: SKIP }, () => {
   });
   after(async () => browser?.close());
 
-  async function newPage(viewport: { width: number; height: number }, email: string | null, at = origin): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
-    const context = await browser.newContext({ viewport, locale: 'en-US', timezoneId: 'UTC' });
-    if (email) await sessionCookieFor(at, context, email);
-    const page = await context.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (err) => errors.push(err.message));
-    return { context, page, errors };
-  }
+  const newPage = (viewport: { width: number; height: number }, email: string | null, at = origin) => openPage(browser, at, viewport, email);
 
   /** From the header's Settings link to a section by its link. */
   async function openSection(page: Page, at: string, title: 'People' | 'Workspace') {

@@ -7,12 +7,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { jpegWithExif } from './fixtures/images.ts';
 import { newWorkspace, type TestWorkspace } from './helpers.ts';
 import { multipart } from './multipart.ts';
 import { chromiumPath, launchChromium, NO_CHROMIUM, screenshotPath, seriousAxeViolations, VIEWPORTS } from './web-browser.ts';
-import { callApi, listeningTestApp, sessionCookieFor, userWithPassword } from './web-server.ts';
+import { callApi, listeningTestApp, openPage, userWithPassword } from './web-server.ts';
 
 const { t, origin } = await listeningTestApp();
 const SKIP = chromiumPath() ? false : NO_CHROMIUM;
@@ -56,14 +56,7 @@ describe('crew, tags, cover and deletion of projects in the web app', { skip: SK
   });
   after(async () => browser?.close());
 
-  async function signedInPage(viewport: { width: number; height: number }, email: string): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
-    const context = await browser.newContext({ viewport, locale: 'en-US', timezoneId: 'UTC' });
-    await sessionCookieFor(origin, context, email);
-    const page = await context.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (err) => errors.push(err.message));
-    return { context, page, errors };
-  }
+  const signedInPage = (viewport: { width: number; height: number }, email: string) => openPage(browser, origin, viewport, email);
 
   it('on a desktop: crew and tags chosen in the new-project form, changed with the cover on an edit, then the project deleted after a confirmation', async () => {
     const { context, page, errors } = await signedInPage(VIEWPORTS.desktop, managerEmail);

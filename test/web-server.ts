@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import type { BrowserContext } from 'playwright-core';
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { startTestApp, type TestContext, type TestWorkspace } from './helpers.ts';
 
 /** A free loopback port. */
@@ -57,4 +57,24 @@ export async function sessionCookieFor(origin: string, context: BrowserContext, 
   assert.ok(cookie, 'POST /v1/sessions sets the jobsite_session cookie');
   const value = cookie.split(';')[0]!.slice('jobsite_session='.length);
   await context.addCookies([{ name: 'jobsite_session', value, url: origin, httpOnly: true, sameSite: 'Lax' }]);
+}
+
+/** A browser page and its context, with the page's uncaught script errors (a test expects none). */
+export interface OpenPage {
+  context: BrowserContext;
+  page: Page;
+  errors: string[];
+}
+
+/**
+ * A new context (en-US, UTC, the viewport) and page on `origin`, signed in as `email` (its session
+ * cookie) unless null; `options` adds to the context's (hasTouch, permissions…).
+ */
+export async function openPage(browser: Browser, origin: string, viewport: { width: number; height: number }, email: string | null, options: BrowserContextOptions = {}): Promise<OpenPage> {
+  const context = await browser.newContext({ viewport, locale: 'en-US', timezoneId: 'UTC', ...options });
+  if (email) await sessionCookieFor(origin, context, email);
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (err) => errors.push(err.message));
+  return { context, page, errors };
 }

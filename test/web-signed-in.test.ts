@@ -5,12 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import { jpegWithExif } from './fixtures/images.ts';
 import { newWorkspace, type TestWorkspace } from './helpers.ts';
 import { multipart } from './multipart.ts';
 import { chromiumPath, launchChromium, NO_CHROMIUM, screenshotPath, seriousAxeViolations, VIEWPORTS } from './web-browser.ts';
-import { callApi, listeningTestApp, sessionCookieFor, TEST_PASSWORD, userWithPassword } from './web-server.ts';
+import { callApi, listeningTestApp, openPage, sessionCookieFor, TEST_PASSWORD, userWithPassword } from './web-server.ts';
 
 const { t, origin } = await listeningTestApp();
 const SKIP = chromiumPath() ? false : NO_CHROMIUM;
@@ -59,13 +59,7 @@ describe('the signed-in web app in Chromium', { skip: SKIP }, () => {
   });
   after(async () => browser?.close());
 
-  async function newPage(viewport: { width: number; height: number }): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
-    const context = await browser.newContext({ viewport, locale: 'en-US', timezoneId: 'UTC' });
-    const page = await context.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (err) => errors.push(err.message));
-    return { context, page, errors };
-  }
+  const newPage = (viewport: { width: number; height: number }) => openPage(browser, origin, viewport, null);
 
   it('on a desktop: signs in with the form, searches, filters, loads more, opens a project, signs out', async () => {
     const { context, page, errors } = await newPage(VIEWPORTS.desktop);

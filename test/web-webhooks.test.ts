@@ -9,12 +9,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { WebhookDispatcher } from '../src/features/webhooks/webhooks.dispatcher.ts';
 import { newWorkspace, type TestWorkspace } from './helpers.ts';
 import { chromiumPath, launchChromium, NO_CHROMIUM, screenshotPath, seriousAxeViolations, VIEWPORTS } from './web-browser.ts';
-import { callApi, listeningTestApp, sessionCookieFor, TEST_PASSWORD, userWithPassword } from './web-server.ts';
+import { callApi, listeningTestApp, openPage, TEST_PASSWORD, userWithPassword } from './web-server.ts';
 import { eventually, Receiver, type Received } from './webhook-receiver.ts';
 
 const { t, origin } = await listeningTestApp({ JOBSITE_WEBHOOK_ALLOW_PRIVATE: '127.0.0.0/8' });
@@ -71,14 +71,7 @@ describe('Settings → Webhooks in the web app', { skip: SKIP }, () => {
   });
   after(async () => browser?.close());
 
-  async function signedIn(email: string, viewport: { width: number; height: number }): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
-    const context = await browser.newContext({ viewport, locale: 'en-US', timezoneId: 'UTC' });
-    await sessionCookieFor(origin, context, email);
-    const page = await context.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (err) => errors.push(err.message));
-    return { context, page, errors };
-  }
+  const signedIn = (email: string, viewport: { width: number; height: number }) => openPage(browser, origin, viewport, email);
 
   const noSidewaysScroll = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth);
   const deliveryItem = (page: Page, name: RegExp) => page.getByRole('list', { name: 'Deliveries' }).getByRole('listitem', { name });
