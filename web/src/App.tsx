@@ -11,6 +11,7 @@ import { ProjectsPage } from './ProjectsPage.tsx';
 import { Shell } from './Shell.tsx';
 import { SettingsPage } from './settings/SettingsPage.tsx';
 import { SignIn } from './SignIn.tsx';
+import { MyTasks } from './tasks/MyTasks.tsx';
 
 type State =
   | { kind: 'loading' }
@@ -86,6 +87,7 @@ export function App() {
             <Route path="/settings/*?">{(params) => <SettingsPage session={state.session} path={params['*'] ?? ''} />}</Route>
             <Route path="/projects"><ProjectsPage /></Route>
             <Route path="/notifications"><NotificationsPage /></Route>
+            <Route path="/tasks"><MyTasks session={state.session} /></Route>
             <Route path="/"><ProjectsPage /></Route>
             <Route>
               <h1>Page not found</h1>

@@ -18,7 +18,7 @@ interface Section {
 
 /** The project's sections after Photos (its main page), one line each, each a lazily loaded module. */
 const SECTIONS: Section[] = [
-  // { slug: 'tasks', title: 'Tasks', Component: lazy(() => import('../tasks/ProjectTasks.tsx')) },
+  { slug: 'tasks', title: 'Tasks', Component: lazy(() => import('../tasks/ProjectTasks.tsx')) },
 ];
 
 /** The slug of `/projects/{id}/<slug>/…`, or null for an unknown one. '' is Photos. */
