@@ -62,7 +62,9 @@ export function TaskForm({ heading, task, crew, people, submitLabel, onSubmit, o
     if (Object.keys(local).length > 0) return focusFirst(local);
     setBusy(true);
     try {
-      await onSubmit({ title: title.trim(), description: description.trim() === '' ? null : description, assignee_id: assignee || null, due_at: dueAtOf(dueDay) });
+      // An unchanged day keeps the task's own due time (one set through the API may not be the end of a day).
+      const dueAt = task && dueDay === dueDayOf(task.due_at) ? task.due_at : dueAtOf(dueDay);
+      await onSubmit({ title: title.trim(), description: description.trim() === '' ? null : description, assignee_id: assignee || null, due_at: dueAt });
     } catch (err) {
       setError(err);
       if (err instanceof ApiProblem) {

@@ -21,6 +21,7 @@ export function CompleteToggle({ task, onChanged, label }: {
   const id = useId();
 
   async function toggle() {
+    if (busy) return;
     setBusy(true);
     setError(null);
     try {
@@ -35,9 +36,11 @@ export function CompleteToggle({ task, onChanged, label }: {
 
   return (
     <div className="complete-toggle">
-      <input id={id} type="checkbox" checked={task.status === 'completed'} disabled={busy} onChange={toggle} />
+      {/* Not disabled while saving: a disabled box would lose the keyboard focus. */}
+      <input id={id} type="checkbox" checked={task.status === 'completed'} aria-busy={busy || undefined} onChange={toggle} />
       <label htmlFor={id}>
-        {label ? <>{label}<span className="visually-hidden">: {task.title}</span></> : <span className="visually-hidden">Completed: {task.title}</span>}
+        {label ? <span aria-hidden="true">{label}</span> : null}
+        <span className="visually-hidden">Completed: {task.title}</span>
       </label>
       {error ? <ErrorMessage error={error} /> : null}
     </div>
