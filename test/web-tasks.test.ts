@@ -209,6 +209,7 @@ describe('tasks in the web app', { skip: SKIP }, () => {
     await dialog.getByRole('checkbox', { name: 'Pier 3 west face' }).check();
     await dialog.getByRole('checkbox', { name: 'Pier 3 east face' }).check();
     assert.deepEqual(await seriousAxeViolations(page), []);
+    await page.screenshot({ path: screenshotPath('web-task-photo-picker-desktop') });
     await dialog.getByRole('button', { name: 'Attach 2 photos' }).click();
     await page.getByRole('status').filter({ hasText: '2 photos are attached.' }).waitFor();
     assert.deepEqual((await task(created!.id)).photo_ids, [photos[1]!.id, photos[0]!.id], 'in the order picked');

@@ -8,7 +8,7 @@ import { PhotoPicker, photoName } from './PhotoPicker.tsx';
 import { TaskForm } from './TaskForm.tsx';
 import { CompleteToggle } from './TaskRow.tsx';
 import { tasksApi, type Task } from './tasksApi.ts';
-import { assigneeWords, dueWords, isOverdue, photoCountWords, statusWords, toggledWords } from './taskWords.ts';
+import { assigneeWords, dueWords, isOverdue, statusWords, toggledWords } from './taskWords.ts';
 import { mayEditTasks, useCrew, usePeople } from './useTaskPeople.ts';
 import './tasks.css';
 
@@ -153,7 +153,7 @@ export function TaskDetail({ taskId, project, session }: { taskId: string; proje
         : null}
 
       <section aria-labelledby="task-photos-heading">
-        <h3 id="task-photos-heading" ref={photosHeading} tabIndex={-1}>Photos <span className="muted">({photoCountWords(task.photo_ids.length)})</span></h3>
+        <h3 id="task-photos-heading" ref={photosHeading} tabIndex={-1}>Photos{task.photo_ids.length > 0 ? <span className="muted"> ({task.photo_ids.length})</span> : null}</h3>
         {task.photo_ids.length > 0
           ? (
             <ul className="task-photos">
