@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useId, useRef, useState } from 'react';
 import { Link } from 'wouter';
 import { ApiProblem, type Photo, type Project, type Session } from '../api.ts';
 import { Comments } from '../comments/Comments.tsx';
@@ -44,6 +44,7 @@ export function TaskDetail({ taskId, project, session }: { taskId: string; proje
   const editButton = useRef<HTMLButtonElement>(null);
   const photosHeading = useRef<HTMLHeadingElement>(null);
   const mayEdit = mayEditTasks(session.user.role);
+  const id = useId();
   const reload = useCallback(() => {
     setActionError(null);
     setGeneration((g) => g + 1);
@@ -77,8 +78,12 @@ export function TaskDetail({ taskId, project, session }: { taskId: string; proje
   }, [photoKey]);
 
   useEffect(() => {
-    if (task) document.title = `${task.title} · ${project.name} · Jobsite`;
-  }, [task, project.name]);
+    if (!task) return;
+    document.title = `${task.title} · ${project.name} · Jobsite`;
+    return () => {
+      document.title = `${project.name} · Jobsite`;
+    };
+  }, [task?.title, project.name]);
 
   const back = <p><Link href={`/projects/${project.id}/tasks`}>← All tasks of {project.name}</Link></p>;
   if (error) return <>{back}<ErrorMessage error={error} /></>;
@@ -108,9 +113,9 @@ export function TaskDetail({ taskId, project, session }: { taskId: string; proje
   const stale = actionError instanceof ApiProblem && actionError.status === 412;
 
   return (
-    <article className="task-detail" aria-labelledby="task-heading">
+    <article className="task-detail" aria-labelledby={`${id}-heading`}>
       {back}
-      <h2 id="task-heading">{task.title}</h2>
+      <h2 id={`${id}-heading`}>{task.title}</h2>
       <CompleteToggle
         task={task} label="Completed"
         onChanged={(t, tag) => {
@@ -152,8 +157,8 @@ export function TaskDetail({ taskId, project, session }: { taskId: string; proje
           : <div className="form-actions"><button type="button" ref={editButton} onClick={() => { setNotice(null); setEditing(true); }}>Edit task</button></div>
         : null}
 
-      <section aria-labelledby="task-photos-heading">
-        <h3 id="task-photos-heading" ref={photosHeading} tabIndex={-1}>Photos{task.photo_ids.length > 0 ? <span className="muted"> ({task.photo_ids.length})</span> : null}</h3>
+      <section aria-labelledby={`${id}-photos`}>
+        <h3 id={`${id}-photos`} ref={photosHeading} tabIndex={-1}>Photos{task.photo_ids.length > 0 ? <span className="muted"> ({task.photo_ids.length})</span> : null}</h3>
         {task.photo_ids.length > 0
           ? (
             <ul className="task-photos">

@@ -90,7 +90,7 @@ export function TaskForm({ heading, task, crew, people, submitLabel, onSubmit, o
       <h3>{heading}</h3>
       <label htmlFor={ids('title').input}>Title</label>
       <input
-        id={ids('title').input} value={title} maxLength={TITLE_MAX + 50} required aria-invalid={fieldErrors.title ? true : undefined}
+        id={ids('title').input} value={title} required aria-invalid={fieldErrors.title ? true : undefined}
         aria-describedby={described('title')} onChange={(e) => { setTitle(e.target.value); setFieldErrors((f) => ({ ...f, title: undefined })); }}
       />
       {problem('title')}

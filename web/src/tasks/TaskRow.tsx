@@ -51,7 +51,7 @@ export function CompleteToggle({ task, onChanged, label }: {
 export function TaskRow({ task, people, projectName, now, onChanged }: {
   task: Task;
   people: Map<string, Person>;
-  /** Shown when the list spans projects (My tasks). */
+  /** Shown when the list spans projects (My tasks), once known. */
   projectName?: string;
   now: Date;
   onChanged(task: Task): void;
@@ -63,7 +63,7 @@ export function TaskRow({ task, people, projectName, now, onChanged }: {
       <div className="task-main">
         <Link href={`/projects/${task.project_id}/tasks/${task.id}`} className="task-title">{task.title}</Link>
         <ul className="task-facts">
-          {projectName !== undefined ? <li>{projectName}</li> : null}
+          {projectName ? <li>{projectName}</li> : null}
           <li>{assigneeWords(task, people)}</li>
           <li className={overdue ? 'overdue' : undefined}>{overdue ? <strong>{dueWords(task, now)}</strong> : dueWords(task, now)}</li>
           <li>{statusWords(task)}</li>
