@@ -44,7 +44,7 @@ describe('tasks in the web app', { skip: SKIP }, () => {
   const people: Record<keyof typeof emails, Json> = {} as never;
   let project: Json;
   let photos: Json[];
-  let orderRebar: Json, clearSite: Json, rexTask: Json;
+  let rexTask: Json;
   const inspect = 'Inspect pier 3 formwork';
 
   before(async () => {
@@ -67,8 +67,8 @@ describe('tasks in the web app', { skip: SKIP }, () => {
       await upload(ws.admin.key, project.id, 'Deck joint', '2026-03-01T09:00:00Z', '#778855'),
     ];
     await t.runJobs();
-    orderRebar = await call(ws.admin.key, 'POST', `/v1/projects/${project.id}/tasks`, { title: 'Order rebar', assignee_id: people.rosa.id, due_at: `${dayFrom(10)}T17:00:00Z` });
-    clearSite = await call(ws.admin.key, 'POST', `/v1/projects/${project.id}/tasks`, { title: 'Clear the site', assignee_id: people.bea.id });
+    await call(ws.admin.key, 'POST', `/v1/projects/${project.id}/tasks`, { title: 'Order rebar', assignee_id: people.rosa.id, due_at: `${dayFrom(10)}T17:00:00Z` });
+    const clearSite = await call(ws.admin.key, 'POST', `/v1/projects/${project.id}/tasks`, { title: 'Clear the site', assignee_id: people.bea.id });
     await call(ws.admin.key, 'POST', `/v1/tasks/${clearSite.id}/complete`);
     rexTask = await call(ws.admin.key, 'POST', `/v1/projects/${project.id}/tasks`, { title: 'Sweep the deck', assignee_id: people.rex.id, due_at: `${dayFrom(2)}T23:59:59.999Z` });
     browser = await launchChromium();
@@ -430,6 +430,5 @@ describe('tasks in the web app', { skip: SKIP }, () => {
     await page.getByRole('link', { name: '← All tasks of Harbour Bridge Retrofit' }).waitFor();
     assert.deepEqual(errors, []);
     await context.close();
-    assert.ok(orderRebar.id && clearSite.id);
   });
 });
