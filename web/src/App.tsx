@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useState } from 'react';
 import { Route, Switch, useLocation, useRoute } from 'wouter';
 import { api, ApiProblem, setCsrfToken, type Session } from './api.ts';
 import { ErrorMessage } from './ErrorMessage.tsx';
@@ -11,6 +11,9 @@ import { ProjectsPage } from './ProjectsPage.tsx';
 import { Shell } from './Shell.tsx';
 import { SettingsPage } from './settings/SettingsPage.tsx';
 import { SignIn } from './SignIn.tsx';
+
+// Not on the first screen: loaded when /tasks is opened.
+const MyTasks = lazy(() => import('./tasks/MyTasks.tsx').then((m) => ({ default: m.MyTasks })));
 
 type State =
   | { kind: 'loading' }
@@ -86,6 +89,7 @@ export function App() {
             <Route path="/settings/*?">{(params) => <SettingsPage session={state.session} path={params['*'] ?? ''} />}</Route>
             <Route path="/projects"><ProjectsPage /></Route>
             <Route path="/notifications"><NotificationsPage /></Route>
+            <Route path="/tasks"><Suspense fallback={<p role="status">Loading…</p>}><MyTasks session={state.session} /></Suspense></Route>
             <Route path="/"><ProjectsPage /></Route>
             <Route>
               <h1>Page not found</h1>

@@ -31,6 +31,7 @@ export function Shell({ session, onSignedOut, children }: { session: Session; on
         <nav aria-label="Main">
           <ul>
             <li><Link href="/projects" aria-current={inProjects ? 'page' : undefined}>Projects</Link></li>
+            <li><Link href="/tasks" aria-current={location === '/tasks' ? 'page' : undefined}>My tasks</Link></li>
             <li><NotificationsLink current={location === '/notifications'} /></li>
             {canSeeSettings(session.user.role)
               ? <li><Link href="/settings" aria-current={location.startsWith('/settings') ? 'page' : undefined}>Settings</Link></li>

@@ -1,13 +1,13 @@
 /**
  * Comments and the people they name, through the public API (src/features/comments, users):
- * `GET/POST /v1/{projects|photos}/{id}/comments` (oldest first, keyset-paginated),
+ * `GET/POST /v1/{projects|photos|tasks}/{id}/comments` (oldest first, keyset-paginated),
  * `GET/PATCH/DELETE /v1/comments/{id}` (If-Match from the GET), `GET /v1/users/me`, `GET /v1/users`.
  */
 import { request, requestWithEtag, type Page } from '../api.ts';
 
 /** What a comment is on: the component takes one of these. */
 export interface CommentTarget {
-  type: 'project' | 'photo';
+  type: 'project' | 'photo' | 'task';
   id: string;
 }
 
@@ -37,7 +37,8 @@ export interface Person {
 /** The API's limit on a comment's body (comments.schemas.ts BODY_MAX). */
 export const COMMENT_MAX_LENGTH = 10_000;
 
-const base = (t: CommentTarget) => `/v1/${t.type === 'project' ? 'projects' : 'photos'}/${encodeURIComponent(t.id)}/comments`;
+const COLLECTION: Record<CommentTarget['type'], string> = { project: 'projects', photo: 'photos', task: 'tasks' };
+const base = (t: CommentTarget) => `/v1/${COLLECTION[t.type]}/${encodeURIComponent(t.id)}/comments`;
 const one = (id: string) => `/v1/comments/${encodeURIComponent(id)}`;
 
 export const commentsApi = {

@@ -45,14 +45,15 @@ function useDetails(items: Notification[]): Details {
   return details;
 }
 
-/** Where a notification leads: the comment on its project or photo page, the photo, the project. */
+/** Where a notification leads: the comment on its project, photo or task page, the photo, the task, the project. */
 function hrefOf(n: Notification, comment: Comment | null | undefined): string {
   if (comment) {
     if (comment.subject.type === 'photo') return `/photos/${comment.subject.id}#comment-${comment.id}`;
     if (comment.subject.type === 'project') return `/projects/${comment.project_id}#comment-${comment.id}`;
-    return `/projects/${comment.project_id}`;
+    return `/projects/${comment.project_id}/tasks/${comment.subject.id}#comment-${comment.id}`;
   }
   if (n.subject.type === 'photo') return `/photos/${n.subject.id}`;
+  if (n.subject.type === 'task' && n.project_id) return `/projects/${n.project_id}/tasks/${n.subject.id}`;
   if (n.subject.type === 'project') return `/projects/${n.subject.id}`;
   if (n.subject.type === 'comment' && n.project_id) return `/projects/${n.project_id}#comment-${n.subject.id}`;
   return n.project_id ? `/projects/${n.project_id}` : '/projects';
