@@ -3,17 +3,18 @@ import { Route, Switch, useLocation, useRoute } from 'wouter';
 import { api, ApiProblem, setCsrfToken, type Session } from './api.ts';
 import { ErrorMessage } from './ErrorMessage.tsx';
 import { InvitePage } from './InvitePage.tsx';
-import { NotificationsPage } from './notifications/NotificationsPage.tsx';
 import { ForgotPasswordPage, ResetPasswordPage } from './PasswordResetPages.tsx';
-import { PhotoPage } from './photos/PhotoPage.tsx';
-import { ProjectPage } from './ProjectPage.tsx';
 import { ProjectsPage } from './ProjectsPage.tsx';
 import { Shell } from './Shell.tsx';
 import { SettingsPage } from './settings/SettingsPage.tsx';
 import { SignIn } from './SignIn.tsx';
 
 // Not on the first screen: loaded when /tasks is opened.
+// Pages past the first screen (the projects list) load when first opened.
 const MyTasks = lazy(() => import('./tasks/MyTasks.tsx').then((m) => ({ default: m.MyTasks })));
+const ProjectPage = lazy(() => import('./ProjectPage.tsx').then((m) => ({ default: m.ProjectPage })));
+const PhotoPage = lazy(() => import('./photos/PhotoPage.tsx').then((m) => ({ default: m.PhotoPage })));
+const NotificationsPage = lazy(() => import('./notifications/NotificationsPage.tsx').then((m) => ({ default: m.NotificationsPage })));
 
 type State =
   | { kind: 'loading' }
@@ -83,19 +84,21 @@ export function App() {
     case 'signed-in':
       return (
         <Shell session={state.session} onSignedOut={signedOut}>
-          <Switch>
-            <Route path="/projects/:id/*?">{(params) => <ProjectPage id={params.id} path={params['*'] ?? ''} session={state.session} />}</Route>
-            <Route path="/photos/:id">{(params) => <PhotoPage id={params.id} />}</Route>
-            <Route path="/settings/*?">{(params) => <SettingsPage session={state.session} path={params['*'] ?? ''} />}</Route>
-            <Route path="/projects"><ProjectsPage /></Route>
-            <Route path="/notifications"><NotificationsPage /></Route>
-            <Route path="/tasks"><Suspense fallback={<p role="status">Loading…</p>}><MyTasks session={state.session} /></Suspense></Route>
-            <Route path="/"><ProjectsPage /></Route>
-            <Route>
-              <h1>Page not found</h1>
-              <p>There is nothing at this address. <a href="/">Go to the projects</a>.</p>
-            </Route>
-          </Switch>
+          <Suspense fallback={<p role="status">Loading…</p>}>
+            <Switch>
+              <Route path="/projects/:id/*?">{(params) => <ProjectPage id={params.id} path={params['*'] ?? ''} session={state.session} />}</Route>
+              <Route path="/photos/:id">{(params) => <PhotoPage id={params.id} />}</Route>
+              <Route path="/settings/*?">{(params) => <SettingsPage session={state.session} path={params['*'] ?? ''} />}</Route>
+              <Route path="/projects"><ProjectsPage /></Route>
+              <Route path="/notifications"><NotificationsPage /></Route>
+              <Route path="/tasks"><MyTasks session={state.session} /></Route>
+              <Route path="/"><ProjectsPage /></Route>
+              <Route>
+                <h1>Page not found</h1>
+                <p>There is nothing at this address. <a href="/">Go to the projects</a>.</p>
+              </Route>
+            </Switch>
+          </Suspense>
         </Shell>
       );
   }
