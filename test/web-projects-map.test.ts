@@ -96,6 +96,8 @@ describe('the projects map and tag filter in the web app', { skip: SKIP }, () =>
     await page.getByLabel('Tag').selectOption({ label: 'Marine' });
     await page.waitForURL((url) => url.searchParams.get('tag_id') === marine);
     await page.getByRole('link', { name: /North Yard/ }).waitFor({ state: 'detached' });
+    // The old list may go before the new one arrives: wait for the filtered list itself.
+    await page.getByRole('link', { name: /South Pier/ }).waitFor();
     // Each link's first line is the project's name (the address follows).
     const names = async () => (await page.getByRole('list', { name: 'Projects' }).getByRole('link').allInnerTexts()).map((text) => text.split('\n')[0]!.trim()).sort();
     assert.deepEqual(await names(), ['Nowhere Depot', 'South Pier']);

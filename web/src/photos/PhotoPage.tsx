@@ -177,8 +177,8 @@ export function PhotoPage({ id }: { id: string }) {
         <div className="photo-side">
           <PhotoFacts photo={photo} />
           <CaptionForm key={`${photo.id}-${reads}`} photo={photo} etag={loaded.etag} onSaved={setLoaded} onReload={reload} />
-          <PhotoTags key={photo.id} photo={photo} onChanged={setLoaded} onRemoved={refresh} />
-          <Comments key={photo.id} target={{ type: 'photo', id: photo.id }} />
+          <PhotoTags key={`tags-${photo.id}`} photo={photo} onChanged={setLoaded} onRemoved={refresh} />
+          <Comments key={`comments-${photo.id}`} target={{ type: 'photo', id: photo.id }} />
         </div>
       </div>
     </div>
