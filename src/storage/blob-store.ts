@@ -1,5 +1,8 @@
 import type { Readable } from 'node:stream';
+import type { BlobInfo, ByteRange, PutOptions, PutResult, SignedUrlOptions } from './blob-types.ts';
 import type { UrlSigner } from './url-signer.ts';
+
+export * from './blob-types.ts';
 
 /**
  * Where photos, videos, documents and reports live: a directory under the data directory, or an
@@ -51,70 +54,10 @@ export interface BlobStore {
   close(): Promise<void>;
 }
 
-export interface PutOptions {
-  /** A media type such as `image/jpeg`; served back as `Content-Type`. */
-  contentType: string;
-  /** When known (a Content-Length), the body must be exactly this long. */
-  contentLength?: number;
-  /** Refuse (BlobTooLargeError) once the body passes this many bytes. */
-  maxBytes?: number;
-}
-
-export interface PutResult {
-  byteSize: number;
-  /** Lowercase hex SHA-256 of the bytes stored. */
-  sha256: string;
-}
-
-/** Inclusive byte offsets, as in `Range: bytes=start-end`, already checked against the size. */
-export interface ByteRange {
-  start: number;
-  end: number;
-}
-
-export interface BlobInfo {
-  /** The whole object's size, also when a range was asked for. */
-  byteSize: number;
-  contentType: string;
-  /**
-   * A strong validator, quoted: `"<sha256 hex>"` on the file driver; on S3 the bucket's own ETag
-   * (the SHA-256 is known only after streaming, when S3 metadata can no longer be set).
-   */
-  etag: string;
-  /** Lowercase hex SHA-256 when the store kept it (file driver), else null. */
-  sha256: string | null;
-}
-
 export interface BlobObject extends BlobInfo {
   /** The bytes (of `range` when one was asked for). Consume or destroy it. */
   stream: Readable;
   range: ByteRange | null;
-}
-
-export interface SignedUrlOptions {
-  /** 1 second to 7 days. Expiry is rounded down to a 5-minute step when at least 10 minutes, so that
-   *  the same object signed twice in the same step gets the same URL (and browsers cache it). */
-  expiresInSeconds: number;
-  /** Served as `Content-Disposition` with this file name. */
-  filename?: string;
-  /** `inline` (default) shows it in the browser; `attachment` downloads it. */
-  disposition?: 'inline' | 'attachment';
-  /** Served as `Content-Type` instead of the stored type. */
-  contentType?: string;
-}
-
-export class BlobTooLargeError extends Error {
-  readonly code = 'blob_too_large';
-  constructor(readonly maxBytes: number) {
-    super(`The body is larger than ${maxBytes} bytes`);
-  }
-}
-
-export class BlobLengthMismatchError extends Error {
-  readonly code = 'blob_length_mismatch';
-  constructor(readonly expected: number, readonly received: number) {
-    super(`The body was ${received} bytes, not the ${expected} announced`);
-  }
 }
 
 /**
@@ -127,6 +70,3 @@ export class StorageUnavailableError extends Error {
     super(`The blob store is unreachable: ${cause instanceof Error ? cause.message || cause.name : String(cause)}`, { cause });
   }
 }
-
-/** The longest a signed URL may live (S3's own limit for presigned URLs). */
-export const MAX_URL_TTL_SECONDS = 7 * 24 * 3600;

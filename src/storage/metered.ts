@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { BlobLengthMismatchError, BlobTooLargeError, MAX_URL_TTL_SECONDS, type PutOptions, type SignedUrlOptions } from './blob-store.ts';
+import { BlobLengthMismatchError, BlobTooLargeError, MAX_URL_TTL_SECONDS, type PutOptions, type SignedUrlOptions } from './blob-types.ts';
 import { isFilename, isMediaType } from './headers.ts';
 
 /** What passed through `metered`: its size and, once it has ended, its SHA-256. */

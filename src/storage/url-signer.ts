@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { isFilename, isMediaType } from './headers.ts';
 import { assertBlobKey } from './keys.ts';
 import { checkSignedUrlOptions, signingTime } from './metered.ts';
-import type { SignedUrlOptions } from './blob-store.ts';
+import type { SignedUrlOptions } from './blob-types.ts';
 
 /** What a URL served by `GET /v1/files/…` carries besides its key. */
 export interface FileUrlQuery {
