@@ -271,6 +271,7 @@ describe('the document itself', () => {
     for (const status of ['412', '413', '414', '415', '422']) assert.ok(patch[status], `PATCH /v1/projects/{id} ${status}`);
     assert.ok(doc.paths['/v1/documents/{id}/download'].get.responses['416']);
     assert.equal(doc.paths['/v1/api-keys/{id}'].delete.responses['412'], undefined, 'revoking a key takes no If-Match');
+    assert.equal(doc.paths['/v1/share-links/{id}'].delete.responses['412'], undefined, 'revoking a share link takes no If-Match');
     assert.deepEqual(doc.paths['/v1/files/{kind}/{year}/{month}/{name}'].get.security, []);
     assert.ok(doc.paths['/v1/projects'].post.responses['201'].headers.Location);
   });
