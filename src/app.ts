@@ -22,7 +22,7 @@ import { registerPageLinks } from './http/pagination.ts';
 import { RateLimiter, registerRateLimit } from './http/rate-limit.ts';
 import type { App } from './http/types.ts';
 import { registerValidation } from './http/validation.ts';
-import { registerWebApp, type WebApp } from './http/web-app.ts';
+import { registerWebApp, signedImageSources, type WebApp } from './http/web-app.ts';
 import { decodeUtf8, unsafeTextError } from './http/text-input.ts';
 import { answerClientError } from './http/client-error.ts';
 import { ProjectsService } from './features/projects/projects.service.ts';
@@ -66,6 +66,11 @@ import { CommentsService } from './features/comments/comments.service.ts';
 import { commentRoutes } from './features/comments/comments.routes.ts';
 import { TasksService } from './features/tasks/tasks.service.ts';
 import { taskRoutes } from './features/tasks/tasks.routes.ts';
+import { ShareLinksService } from './features/share-links/share-links.service.ts';
+import { SharePages } from './features/share-links/share-links.public.ts';
+import { sharePageRoutes, shareLinkRoutes } from './features/share-links/share-links.routes.ts';
+import { ShareTokens } from './features/share-links/share-links.tokens.ts';
+import { loadUrlSigningSecret } from './storage/url-signing.repository.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -223,6 +228,9 @@ export async function buildApp({ config, db, logger, loggerInstance, blobs: give
   videoRoutes(app, new VideosService(db, eventLog, blobs, config), new VideoIntake(blobs, config));
   commentRoutes(app, new CommentsService(db, eventLog, new Notifier(eventLog)));
   taskRoutes(app, new TasksService(db, eventLog, new Notifier(eventLog)));
+  const shareTokens = new ShareTokens(() => loadUrlSigningSecret(db, config.urlSigningSecret));
+  shareLinkRoutes(app, new ShareLinksService(db, eventLog, shareTokens, config.publicUrl));
+  sharePageRoutes(app, new SharePages(db, blobs, config), signedImageSources(config));
 
   const applicationLimiter = new RateLimiter(db, config.developerProgram.applicationsPerHour, 3600_000, 1_000, 'app');
   developerApplicationRoutes(app, new DeveloperApplicationsService(db, eventLog), applicationLimiter);

@@ -21,6 +21,7 @@ export const ID_PREFIXES = {
   notification: 'ntf',
   request: 'req',
   developerApplication: 'app',
+  shareLink: 'shl',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

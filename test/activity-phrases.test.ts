@@ -56,6 +56,8 @@ const EXPECTED: Record<EventType, [ActivityEvent, string, string]> = {
   'document.deleted': [ev('document.deleted', doc), 'The document “Permit.pdf” was deleted', `/projects/${PRJ}/documents`],
   'report.finished': [ev('report.finished', report), 'Report “Week 12” finished (asked for by Sam Lee)', `/projects/${PRJ}/reports/rep_1`],
   'report.failed': [ev('report.failed', { ...report, error: 'A photo is missing.' }), 'Report “Week 12” could not be made (asked for by Sam Lee): A photo is missing.', `/projects/${PRJ}/reports/rep_1`],
+  'share_link.created': [ev('share_link.created', { id: 'shl_1', project_id: PRJ, photo_ids: ['pho_1', 'pho_2'], report_id: null, created_by: 'usr_rosa' }), 'Rosa Crew shared 2 photos by link', `/projects/${PRJ}`],
+  'share_link.revoked': [ev('share_link.revoked', { id: 'shl_1', project_id: PRJ, photo_ids: [], report_id: 'rep_1', created_by: 'usr_rosa', revoked_by: 'usr_sam' }), 'Sam Lee turned off a link that shared a report', `/projects/${PRJ}`],
   'tag.created': [ev('tag.created', tag, undefined, null), 'Sam Lee created the tag “Roof”', '/projects'],
   'tag.updated': [ev('tag.updated', tag, undefined, null), 'The tag “Roof” was changed', '/projects'],
   'tag.deleted': [ev('tag.deleted', tag, undefined, null), 'The tag “Roof” was deleted', '/projects'],

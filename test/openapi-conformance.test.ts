@@ -145,6 +145,24 @@ describe('real responses match the OpenAPI document (strict JSON Schema 2020-12)
     assert.equal(annotated.statusCode, 200, annotated.body);
   });
 
+  it('share links: create, read, list, revoke, and their errors', async () => {
+    const projectId = (await api(t, ws.admin, 'POST', '/v1/projects', { name: 'Shared site' })).json().id;
+    const jpeg = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#2980b9' } }).jpeg().toBuffer();
+    const { payload, headers } = multipart({ caption: 'Handover' }, { data: jpeg, filename: 'handover.jpg', contentType: 'image/jpeg' });
+    const upload = await t.app.inject({ method: 'POST', url: `/v1/projects/${projectId}/photos`, payload, headers: { ...headers, authorization: `Bearer ${ws.admin.key}` } });
+    await t.runJobs();
+    const path = '/v1/projects/{id}/share-links';
+    const created = await call('post', path, `/v1/projects/${projectId}/share-links`, ws.admin, { photo_ids: [upload.json().id], allow_download: true });
+    assert.equal(created.statusCode, 201, created.body);
+    const id = created.json().id;
+    await call('get', '/v1/share-links/{id}', `/v1/share-links/${id}`, ws.admin);
+    await call('get', '/v1/share-links', `/v1/share-links?project_id=${projectId}&limit=1`, ws.admin);
+    assert.equal((await call('delete', '/v1/share-links/{id}', `/v1/share-links/${id}`, ws.admin)).statusCode, 204);
+    assert.equal((await call('get', '/v1/share-links/{id}', `/v1/share-links/${id}`, ws.admin)).json().status, 'revoked');
+    assert.equal((await call('post', path, `/v1/projects/${projectId}/share-links`, ws.admin, {})).statusCode, 422);
+    assert.equal((await call('post', path, `/v1/projects/${projectId}/share-links`, ws.admin, { report_id: 'rep_nope' })).statusCode, 422);
+  });
+
   it('webhooks: created with its secret, disabled (disabled_reason manual) and enabled again (null)', async () => {
     const created = await call('post', '/v1/webhooks', '/v1/webhooks', ws.admin, { url: 'http://127.0.0.1:9/hooks/jobsite', events: ['project.*'] });
     const id = created.json().id;
@@ -212,7 +230,7 @@ describe('the document itself', () => {
 
   it('gives every JSON request body and the main resources a realistic example that validates', () => {
     const schemas = doc.components.schemas as Json;
-    for (const name of ['Project', 'Photo', 'Video', 'Task', 'Comment', 'Document', 'Report', 'Tag', 'User', 'Webhook', 'WebhookWithSecret', 'Event', 'ProjectPage']) {
+    for (const name of ['Project', 'Photo', 'Video', 'Task', 'Comment', 'Document', 'Report', 'ShareLink', 'ShareLinkPage', 'Tag', 'User', 'Webhook', 'WebhookWithSecret', 'Event', 'ProjectPage']) {
       assert.ok(schemas[name]?.examples?.length, `${name} has no example`);
     }
     assert.equal(schemas.Project.examples[0].name, 'Maple St. remodel');
@@ -253,6 +271,7 @@ describe('the document itself', () => {
     for (const status of ['412', '413', '414', '415', '422']) assert.ok(patch[status], `PATCH /v1/projects/{id} ${status}`);
     assert.ok(doc.paths['/v1/documents/{id}/download'].get.responses['416']);
     assert.equal(doc.paths['/v1/api-keys/{id}'].delete.responses['412'], undefined, 'revoking a key takes no If-Match');
+    assert.equal(doc.paths['/v1/share-links/{id}'].delete.responses['412'], undefined, 'revoking a share link takes no If-Match');
     assert.deepEqual(doc.paths['/v1/files/{kind}/{year}/{month}/{name}'].get.security, []);
     assert.ok(doc.paths['/v1/projects'].post.responses['201'].headers.Location);
   });

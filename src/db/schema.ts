@@ -319,6 +319,8 @@ export interface Database {
   schema_migrations: SchemaMigrationsTable;
   developer_applications: DeveloperApplicationsTable;
   reports: ReportsTable;
+  share_links: ShareLinksTable;
+  share_link_photos: ShareLinkPhotosTable;
 }
 
 export interface TagsTable {
@@ -453,4 +455,27 @@ export interface ReportsTable {
   created_at: Timestamp;
   updated_at: Timestamp;
   finished_at: NullableTimestamp;
+}
+
+export interface ShareLinksTable {
+  id: string;
+  workspace_id: string;
+  project_id: string;
+  token_hash: Buffer;
+  report_id: string | null;
+  shares: 'photos' | 'report';
+  allow_download: ColumnType<boolean, boolean | undefined, boolean>;
+  expires_at: NullableTimestamp;
+  view_count: ColumnType<number, number | undefined, number>;
+  last_viewed_at: NullableTimestamp;
+  created_by: string;
+  created_at: Timestamp;
+  revoked_at: NullableTimestamp;
+  revoked_by: string | null;
+}
+
+export interface ShareLinkPhotosTable {
+  share_link_id: string;
+  photo_id: string;
+  position: number;
 }

@@ -116,8 +116,8 @@ export function honoursIfMatch(method: string, path: string): boolean {
   if (method === 'put') return path === '/v1/photos/{id}/annotations';
   if (method !== 'patch' && method !== 'delete') return false;
   if (!/^\/v1\/[a-z-]+\/\{id\}$/.test(path)) return false;
-  // Revoking a key, ending a session and deleting a report are unconditional.
-  return !(method === 'delete' && (path === '/v1/api-keys/{id}' || path === '/v1/reports/{id}' || path === '/v1/sessions/{id}'));
+  // Revoking a key or a share link, ending a session and deleting a report are unconditional.
+  return !(method === 'delete' && ['/v1/api-keys/{id}', '/v1/reports/{id}', '/v1/sessions/{id}', '/v1/share-links/{id}'].includes(path));
 }
 
 /** The error statuses an operation can answer, by what the shared conventions and its inputs allow. */

@@ -7,6 +7,7 @@ import type { Notification } from '../features/notifications/notifications.schem
 import type { Photo } from '../features/photos/photos.schemas.ts';
 import type { Project, ProjectCreate, ProjectPatch } from '../features/projects/projects.schemas.ts';
 import type { Report, ReportCreate } from '../features/reports/reports.schemas.ts';
+import type { ShareLink, ShareLinkCreate } from '../features/share-links/share-links.schemas.ts';
 import type { Tag } from '../features/tags/tags.schemas.ts';
 import type { Task, TaskCreate, TaskPatch } from '../features/tasks/tasks.schemas.ts';
 import type { User, UserCreated } from '../features/users/users.schemas.ts';
@@ -41,6 +42,7 @@ const ids = {
   event: 'evt_01jdqg8j0m2p4q6r8s0t2v4w6y',
   delivery: 'dlv_01jdqh9k1n3q5r7s9t1v3w5x7z',
   notification: 'ntf_01jdqj0m2p4r6s8t0v2w4x6y8a',
+  shareLink: 'shl_01jdqn3q5s7v9w1x3y5z7a9b1d',
 };
 
 const base = 'https://jobsite.example.com';
@@ -113,6 +115,12 @@ const report: Static<typeof Report> = {
   selection: { photo_ids: null, captured_after: '2026-11-17T06:00:00.000Z', captured_before: '2026-11-24T06:00:00.000Z', tag_ids: null },
   photo_count: 36, page_count: 19, byte_size: 8_734_120, url: signed('reports/2026/11/e7a1b5c9', '&disposition=attachment'),
   requested_by: ids.admin, created_at: created, updated_at: updated, finished_at: updated,
+};
+
+const shareLink: Static<typeof ShareLink> = {
+  id: ids.shareLink, project_id: ids.project, url: `${base}/s/q7Vd2kR9xW4mT1bN8cH5fJ3gL6pS0aE2uZ4yB7nK9oM`, status: 'active',
+  photo_ids: [ids.photo, ids.photo2], report_id: null, allow_download: true, expires_at: '2026-12-24T14:05:11.420Z',
+  view_count: 3, last_viewed_at: updated, created_by: ids.sam, created_at: created, revoked_at: null, revoked_by: null,
 };
 
 const delivery: Static<typeof WebhookDelivery> = {
@@ -191,6 +199,8 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
     title: 'Maple St. — week 47 progress', captured_after: '2026-11-17T06:00:00.000Z', captured_before: '2026-11-24T06:00:00.000Z',
     options: { layout: 2, time_zone: 'America/Chicago', include_tasks: true },
   } satisfies Static<typeof ReportCreate>,
+  ShareLink: shareLink,
+  ShareLinkCreate: { photo_ids: [ids.photo, ids.photo2], expires_at: '2026-12-24T14:05:11.420Z', allow_download: true } satisfies Static<typeof ShareLinkCreate>,
   Tag: { id: ids.tag, name: 'Roofing', color: '#e67e22', created_by: ids.admin, created_at: created, updated_at: created } satisfies Static<typeof Tag>,
   TagCreate: { name: 'Roofing', color: '#e67e22' },
   TagPatch: { color: '#d35400' },

@@ -10,6 +10,7 @@ import { Notification } from '../features/notifications/notifications.schemas.ts
 import { Photo } from '../features/photos/photos.schemas.ts';
 import { Project } from '../features/projects/projects.schemas.ts';
 import { Report } from '../features/reports/reports.schemas.ts';
+import { ShareLink } from '../features/share-links/share-links.schemas.ts';
 import { Tag } from '../features/tags/tags.schemas.ts';
 import { Task } from '../features/tasks/tasks.schemas.ts';
 import { User } from '../features/users/users.schemas.ts';
@@ -52,6 +53,7 @@ const TAGS = [
   { name: 'Tags', description: 'The workspace\'s labels, put on projects and photos.' },
   { name: 'Documents', description: 'Files of a project (drawings, permits, contracts) and their downloads.' },
   { name: 'Reports', description: 'PDF photo reports, rendered in the background.' },
+  { name: 'Share links', description: 'Public pages (`/s/{token}`) of chosen photos or a report, for clients without an account; view counts; revoked at once. See docs/share-links.md.' },
   { name: 'Files', description: 'Signed, expiring URLs: the bytes of photos, videos, documents and reports, without a key.' },
   { name: 'Notifications', description: 'Mentions and task assignments for the calling user.' },
   { name: 'Users', description: 'The workspace\'s people and their roles.' },
@@ -95,6 +97,7 @@ const EVENT_DATA: Record<string, { name: string; schema: TSchema }> = {
   task: { name: 'Task', schema: Task },
   report: { name: 'Report', schema: Report },
   tag: { name: 'Tag', schema: Tag },
+  share_link: { name: 'ShareLink', schema: ShareLink },
 };
 
 /** A TypeBox schema as plain JSON (without TypeBox's symbol keys), for the document's components. */
@@ -259,7 +262,7 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string): 
           },
         },
         // The resources event payloads carry, referenced from `webhooks`.
-        schemas: { Project: plain(Project), Photo: plain(Photo), Notification: plain(Notification), Document: plain(Document), User: plain(User), Video: plain(Video), Webhook: plain(Webhook), Task: plain(Task), Comment: plain(Comment), Report: plain(Report), Tag: plain(Tag) },
+        schemas: { Project: plain(Project), Photo: plain(Photo), Notification: plain(Notification), Document: plain(Document), User: plain(User), Video: plain(Video), Webhook: plain(Webhook), Task: plain(Task), Comment: plain(Comment), Report: plain(Report), Tag: plain(Tag), ShareLink: plain(ShareLink) },
       },
       webhooks: eventWebhooks(),
       security: [{ bearer: [] }, { session: [] }],

@@ -11,8 +11,8 @@ export const WEB_DIST_DIR = fileURLToPath(new URL('../../web/dist/', import.meta
 /** Hashed file names (`index-B2x9….js`): their content never changes under that name. */
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
-/** Paths that belong to the API process, never to the web app's client routes. */
-const SERVER_PATHS = /^\/(?:v1|docs|assets|healthz|readyz|metrics)(?:[/?]|$)/;
+/** Paths that belong to the API process, never to the web app's client routes (`/s/…`: public share pages). */
+const SERVER_PATHS = /^\/(?:v1|docs|assets|healthz|readyz|metrics|s)(?:[/?]|$)/;
 
 /**
  * The Content-Security-Policy of the app's pages: scripts and styles only from our own files
@@ -20,8 +20,7 @@ const SERVER_PATHS = /^\/(?:v1|docs|assets|healthz|readyz|metrics)(?:[/?]|$)/;
  * point (the public URL, an S3 endpoint, or any https host for AWS's bucket names).
  */
 export function webContentSecurityPolicy(config: Config): string {
-  const images = new Set(["'self'", 'data:', 'blob:', 'https:', new URL(config.publicUrl).origin]);
-  if (config.storage.driver === 's3' && config.storage.endpoint) images.add(new URL(config.storage.endpoint).origin);
+  const images = new Set(["'self'", 'data:', 'blob:', ...signedImageSources(config)]);
   // Map tiles over https are allowed already; a plain-http tile server (an intranet's) is added by name.
   const tiles = config.mapTiles === null ? null : tileSource(config.mapTiles);
   if (tiles?.startsWith('http:')) images.add(tiles);
@@ -37,6 +36,13 @@ export function webContentSecurityPolicy(config: Config): string {
     "form-action 'self'",
     "frame-ancestors 'none'",
   ].join('; ');
+}
+
+/** Where signed file URLs point, as CSP sources: the public URL, an S3 endpoint, or any https host (AWS's bucket names). */
+export function signedImageSources(config: Config): string[] {
+  const sources = ['https:', new URL(config.publicUrl).origin];
+  if (config.storage.driver === 's3' && config.storage.endpoint) sources.push(new URL(config.storage.endpoint).origin);
+  return sources;
 }
 
 /** The CSP source of a tile URL template: its origin, `{s}` (subdomains) as a wildcard (`http://*.tiles.example`). */

@@ -39,6 +39,9 @@ export const PERMISSIONS = {
   'comment.delete': { admin: 'yes', manager: 'yes', standard: 'own', restricted: 'own', does: 'delete comments they did not write' },
   // Reports
   'report.delete': { admin: 'yes', manager: 'yes', standard: 'own', restricted: 'own', does: 'delete reports they did not request' },
+  // Share links (public pages of chosen photos or a report; seeing the project is enough to share it)
+  'share_link.create': { admin: 'yes', manager: 'yes', standard: 'yes', restricted: 'yes', does: 'share photos or reports by link' },
+  'share_link.revoke': { admin: 'yes', manager: 'yes', standard: 'own', restricted: 'own', does: 'turn off share links they did not create' },
 } as const satisfies Record<string, Record<Role, Grant> & { does: string }>;
 
 export type Permission = keyof typeof PERMISSIONS;

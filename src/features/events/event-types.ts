@@ -30,6 +30,8 @@ export const EVENT_TYPES = {
   'document.deleted': 'A document was deleted. `data` is the document as it was.',
   'report.finished': 'A PDF report finished rendering. `data` is the report, with `id` and `url`.',
   'report.failed': 'A PDF report could not be rendered. `data` is the report, with `error`.',
+  'share_link.created': 'A share link was made: a public page of chosen photos or a report. `data` is the share link, with `id` and `url`.',
+  'share_link.revoked': 'A share link was turned off (its page answers 410 from then on). `data` is the share link, with `revoked_at` and `revoked_by`.',
   'tag.created': 'A tag was created. `data` is the tag.',
   'tag.updated': 'A tag was renamed or recoloured. `data` is the tag. The projects and photos carrying it get a new `updated_at` but no event of their own.',
   'tag.deleted': 'A tag was deleted, which removed it from every project and photo. `data` is the tag as it was. Those projects and photos get a new `updated_at` but no event of their own.',

@@ -77,6 +77,8 @@ export function actorOf(e: ActivityEvent): string | null {
     case 'document.uploaded': return str(d, 'uploaded_by');
     case 'report.finished': case 'report.failed': return str(d, 'requested_by');
     case 'notification.created': return str(d, 'actor_id');
+    case 'share_link.created': return str(d, 'created_by');
+    case 'share_link.revoked': return str(d, 'revoked_by');
     default: return null;
   }
 }
@@ -168,6 +170,8 @@ const PHRASES: Record<string, Maker> = {
     text: `Report${quoted(str(e.data, 'title'))} could not be made (asked for by ${c.who})${str(e.data, 'error') ? `: ${str(e.data, 'error')}` : ''}`,
     href: `${projectHref(e)}/reports/${enc(str(e.data, 'id') ?? '')}`,
   }),
+  'share_link.created': (e, c) => ({ text: `${c.who} shared ${sharedWhat(e.data)} by link`, href: projectHref(e) }),
+  'share_link.revoked': (e, c) => ({ text: `${c.who} turned off a link that shared ${sharedWhat(e.data)}`, href: projectHref(e) }),
   'tag.created': (e, c) => ({ text: `${c.who} created the tag${quoted(str(e.data, 'name'))}`, href: '/projects' }),
   'tag.updated': (e) => ({ text: `The tag${quoted(str(e.data, 'name'))} was changed`, href: '/projects' }),
   'tag.deleted': (e) => ({ text: `The tag${quoted(str(e.data, 'name'))} was deleted`, href: '/projects' }),
@@ -186,6 +190,13 @@ const PHRASES: Record<string, Maker> = {
   'webhook.ping': () => ({ text: 'A test event was sent to a webhook', href: '/projects' }),
   'webhook.disabled': (e) => ({ text: `The webhook to ${str(e.data, 'url') ?? 'an endpoint'} was turned off after failing`, href: '/projects' }),
 };
+
+/** "3 photos", "a photo", "a report": what a share link shows. */
+function sharedWhat(d: Data): string {
+  if (str(d, 'report_id')) return 'a report';
+  const count = Array.isArray(d.photo_ids) ? d.photo_ids.length : 0;
+  return count === 1 ? 'a photo' : `${count} photos`;
+}
 
 /** A user event's subject by name: from the directory, else the event's own first and last name. */
 function personOf(d: Data, c: Context): string {
