@@ -61,10 +61,17 @@ export function DocumentRow({ doc, projectId, uploader, mayChange, onChanged, on
       setOpening(false);
     }
   }
+  // Focus goes back to Rename once the form has gone and the button is back.
+  const refocus = useRef(false);
   const stopRenaming = () => {
+    refocus.current = true;
     setRenaming(null);
-    requestAnimationFrame(() => renameButton.current?.focus());
   };
+  useEffect(() => {
+    if (renaming || !refocus.current) return;
+    refocus.current = false;
+    renameButton.current?.focus();
+  }, [renaming]);
 
   return (
     <li className="document-row">
