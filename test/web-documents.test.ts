@@ -184,7 +184,12 @@ describe('documents in the web app', { skip: SKIP, timeout: 90_000 }, () => {
     assert.match((await response.headerValue('content-disposition'))!, /^inline; filename="Site plan\.pdf"/);
     assert.equal(await response.headerValue('content-security-policy'), "frame-ancestors 'self'");
     assert.ok(page.frames().some((f) => f.url() === `${origin}/v1/documents/${pdfDoc.id}/download?disposition=inline`), 'the frame holds the PDF');
-    await page.waitForTimeout(500); // the viewer draws the page for the screenshot
+    // Chromium's own PDF viewer (its built-in extension) took the frame: the PDF is shown, not downloaded.
+    const viewer = () => page.frames().some((f) => /^chrome-extension:\/\/[a-p]{32}\/index\.html$/.test(f.url()));
+    for (let tries = 0; !viewer() && tries < 100; tries++) await page.waitForTimeout(100);
+    assert.ok(viewer(), 'the PDF viewer opened in the frame');
+    await frame.scrollIntoViewIfNeeded();
+    await page.waitForTimeout(1000); // the viewer draws the page, for the screenshot only
     await page.screenshot({ path: screenshotPath('web-documents-preview-desktop') });
     assert.deepEqual(await seriousAxeViolations(page), []);
     // The Download link gives the exact bytes under the document's name.
