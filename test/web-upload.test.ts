@@ -125,8 +125,8 @@ describe('uploads and the timeline in Chromium', { skip: SKIP }, () => {
     await timeline.getByRole('img', { name: 'Site fence' }).waitFor();
     assert.equal(new URL(page.url()).search, '');
 
-    // The file button is reached with Tab after the project's actions, its focus visible on the label that looks like a button.
-    await page.getByRole('button', { name: 'Archive' }).focus();
+    // The file button is reached with Tab after the project's section tabs, its focus visible on the label that looks like a button.
+    await page.getByRole('navigation', { name: 'Project' }).getByRole('link').last().focus();
     await page.keyboard.press('Tab');
     const chooser = page.getByLabel('Choose photos and videos');
     assert.ok(await chooser.evaluate((el) => el === document.activeElement), 'Tab reaches the file input');
