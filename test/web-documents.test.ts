@@ -19,7 +19,9 @@ import { newWorkspace, type TestWorkspace } from './helpers.ts';
 import { chromiumPath, launchChromium, NO_CHROMIUM, screenshotPath, seriousAxeViolations, VIEWPORTS } from './web-browser.ts';
 import { callApi, listeningTestApp, openPage, TEST_PASSWORD } from './web-server.ts';
 
-const { t, origin } = await listeningTestApp();
+/** Small, so that a refused size is a real 413 from a small file. */
+const DOCUMENT_MAX_BYTES = 100_000;
+const { t, origin } = await listeningTestApp({ JOBSITE_DOCUMENT_MAX_BYTES: String(DOCUMENT_MAX_BYTES) });
 const SKIP = chromiumPath() ? false : NO_CHROMIUM;
 after(async () => t.close());
 
@@ -91,12 +93,13 @@ describe('documents in the web app', { skip: SKIP, timeout: 90_000 }, () => {
     assert.equal(new URL(page.url()).pathname, `/projects/${project.id}/documents`);
     await page.getByText('No documents yet.').waitFor();
 
-    // Three files chosen at once: a PDF, a CSV, and a Windows program the API refuses.
+    // Four files chosen at once: a PDF, a CSV, and two the API refuses: a Windows program, a text over the size limit.
     const csv = Buffer.from('day,pour\nMon,deck A\nTue,deck B\n');
     await page.getByLabel('Choose documents').setInputFiles([
       { name: 'Site plan.pdf', mimeType: 'application/pdf', buffer: pdf },
       { name: 'schedule.csv', mimeType: 'text/csv', buffer: csv },
       { name: 'setup.exe', mimeType: 'application/octet-stream', buffer: Buffer.concat([Buffer.from('MZ'), Buffer.alloc(200)]) },
+      { name: 'survey.txt', mimeType: 'text/plain', buffer: Buffer.alloc(DOCUMENT_MAX_BYTES + 1, 'level 12.5\n') },
     ]);
     for (const name of ['Site plan.pdf', 'schedule.csv']) {
       await uploadRow(page, name).getByText('Uploaded').waitFor();
@@ -105,7 +108,10 @@ describe('documents in the web app', { skip: SKIP, timeout: 90_000 }, () => {
     const refused = uploadRow(page, 'setup.exe').getByRole('alert');
     await refused.waitFor();
     assert.match(await refused.innerText(), /Unsupported media type.*PDF/s, 'the API\'s 415 in words');
-    await page.getByRole('status').filter({ hasText: '2 uploaded, 1 not uploaded.' }).waitFor();
+    const tooLarge = uploadRow(page, 'survey.txt').getByRole('alert');
+    await tooLarge.waitFor();
+    assert.match(await tooLarge.innerText(), /Payload too large.*limit/s, 'the API\'s 413 in words');
+    await page.getByRole('status').filter({ hasText: '2 uploaded, 2 not uploaded.' }).waitFor();
 
     // One more dropped on the zone (a synthetic drop of a file made in the page).
     const transfer = await page.evaluateHandle(() => {
