@@ -1,8 +1,8 @@
 import { useCallback, useEffect, useId, useRef, useState } from 'react';
+import { personName } from '../comments/commentsApi.ts';
+import { usePeople } from '../comments/usePeople.ts';
 import { ErrorMessage } from '../ErrorMessage.tsx';
 import type { ProjectSectionProps } from '../projects/ProjectSections.tsx';
-import { personName } from '../comments/commentsApi.ts';
-import { usePeople } from '../tasks/useTaskPeople.ts';
 import { FileUploader, type FileUploaderWords } from '../uploads/FileUploader.tsx';
 import { useUploads } from '../uploads/useUploads.ts';
 import { DeleteDocumentDialog } from './DeleteDocumentDialog.tsx';
