@@ -249,6 +249,15 @@ describe('documents in the web app', { skip: SKIP, timeout: 90_000 }, () => {
     await page.getByRole('button', { name: 'Save name' }).click();
     await rowOf(page, 'Rex log, Monday.txt').waitFor();
     assert.ok((await apiDocs()).some((d) => d.name === 'Rex log, Monday.txt'));
+    // Others' PDFs preview on the phone too: the frame fits the screen, with the note and Download.
+    await rowOf(page, 'Permit 4471.pdf').getByRole('link', { name: 'Preview Permit 4471.pdf' }).click();
+    const frame = page.getByTitle('Preview of Permit 4471.pdf');
+    await frame.waitFor();
+    assert.ok((await frame.boundingBox())!.width <= VIEWPORTS.phone.width, 'the frame fits the phone');
+    assert.ok(await page.getByText('If the preview stays empty').isVisible());
+    assert.ok(await page.getByRole('link', { name: 'Download Permit 4471.pdf' }).isVisible());
+    assert.ok(await noSidewaysScroll(page), 'no sideways scrolling on the preview');
+    assert.deepEqual(await seriousAxeViolations(page), []);
     assert.deepEqual(errors, []);
     await context.close();
 
