@@ -70,6 +70,28 @@ describe('documents', () => {
     assert.deepEqual((await api(t, ws.admin, 'GET', `/v1/projects/${prj}/documents`)).json().data.map((d: { id: string }) => d.id), [doc.id]);
   });
 
+  it('serves a PDF inline for a preview framed by this origin only when asked; other types stay attachments', async () => {
+    const ws = await newWorkspace(t);
+    const prj = await project(ws);
+    const doc = (await upload(ws.admin, prj, { filename: 'plan.pdf', data: pdf() })).json();
+    const inline = await api(t, ws.admin, 'GET', `/v1/documents/${doc.id}/download?disposition=inline`);
+    assert.equal(inline.statusCode, 200);
+    assert.equal(inline.headers['content-type'], 'application/pdf');
+    assert.match(String(inline.headers['content-disposition']), /^inline; filename="plan\.pdf"/);
+    assert.equal(inline.headers['content-security-policy'], "frame-ancestors 'self'");
+    assert.equal(inline.headers['x-frame-options'], 'SAMEORIGIN');
+    const attachment = await api(t, ws.admin, 'GET', `/v1/documents/${doc.id}/download`);
+    assert.match(String(attachment.headers['content-disposition']), /^attachment;/);
+    assert.equal(attachment.headers['x-frame-options'], undefined);
+
+    const text = (await upload(ws.admin, prj, { filename: 'notes.txt', data: Buffer.from('<script>alert(1)</script>\n') })).json();
+    const asked = await api(t, ws.admin, 'GET', `/v1/documents/${text.id}/download?disposition=inline`);
+    assert.equal(asked.statusCode, 200);
+    assert.match(String(asked.headers['content-disposition']), /^attachment; filename="notes\.txt"/);
+    assert.match(String(asked.headers['content-security-policy']), /sandbox/);
+    assertProblem(await api(t, ws.admin, 'GET', `/v1/documents/${doc.id}/download?disposition=embed`), 400, 'validation_failed');
+  });
+
   it('accepts the allow-list, sniffed from the bytes', async () => {
     const ws = await newWorkspace(t);
     const prj = await project(ws);

@@ -125,7 +125,7 @@ describe('uploads and the timeline in Chromium', { skip: SKIP }, () => {
     await timeline.getByRole('img', { name: 'Site fence' }).waitFor();
     assert.equal(new URL(page.url()).search, '');
 
-    // The file button is reached with Tab after the project's sections, its focus visible on the label that looks like a button.
+    // The file button is reached with Tab after the project's section tabs, its focus visible on the label that looks like a button.
     await page.getByRole('navigation', { name: 'Project' }).getByRole('link').last().focus();
     await page.keyboard.press('Tab');
     const chooser = page.getByLabel('Choose photos and videos');

@@ -6,7 +6,7 @@ import { Page } from '../../http/pagination.ts';
 import type { App } from '../../http/types.ts';
 import { bytes, FileHeaders, fileRequestOf, sendFile } from '../../storage/files.routes.ts';
 import { ProjectIdParams } from '../projects/projects.schemas.ts';
-import { Document, DocumentIdParams, DocumentListQuery, DocumentPatch, DocumentUploadForm } from './documents.schemas.ts';
+import { Document, DocumentDownloadQuery, DocumentIdParams, DocumentListQuery, DocumentPatch, DocumentUploadForm } from './documents.schemas.ts';
 import type { DocumentsService } from './documents.service.ts';
 
 const tags = ['Documents'];
@@ -58,8 +58,10 @@ export function documentRoutes(app: App, documents: DocumentsService): void {
     url: '/v1/documents/:id/download',
     schema: {
       tags, summary: 'Download a document\'s exact bytes',
-      description: '`Content-Disposition: attachment` with the document\'s name, its `Content-Type`, `ETag` (the SHA-256), single byte ranges and HEAD.',
+      description: '`Content-Disposition: attachment` with the document\'s name, its `Content-Type`, `ETag` (the SHA-256), single byte ranges and HEAD. ' +
+        'A PDF asked for with `?disposition=inline` is sent `inline` with `frame-ancestors \'self\'`, for a preview inside this origin\'s pages.',
       params: DocumentIdParams,
+      querystring: DocumentDownloadQuery,
       headers: FileHeaders,
       response: {
         200: { description: 'The bytes.', content: { '*/*': { schema: bytes } } },
@@ -67,6 +69,6 @@ export function documentRoutes(app: App, documents: DocumentsService): void {
         304: { description: 'Not modified.', type: 'null' },
       },
     },
-    handler: async (req, reply) => sendFile(reply, await documents.download(req.actor, req.params.id, fileRequestOf(req))),
+    handler: async (req, reply) => sendFile(reply, await documents.download(req.actor, req.params.id, fileRequestOf(req), req.query.disposition)),
   });
 }

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { PageQuery } from '../../http/pagination.ts';
-import { NonBlankString } from '../../http/schema-types.ts';
+import { NonBlankString, StringEnum } from '../../http/schema-types.ts';
 
 export const Document = Type.Object({
   id: Type.String({ description: 'doc_…' }),
@@ -37,3 +37,10 @@ export const DocumentListQuery = Type.Object({
 export type DocumentListFilters = Static<typeof DocumentListQuery>;
 
 export const DocumentIdParams = Type.Object({ id: Type.String({ maxLength: 100, description: 'doc_…' }) });
+
+export const DocumentDownloadQuery = Type.Object({
+  disposition: Type.Optional(StringEnum(['attachment', 'inline'] as const, {
+    description: '`inline` shows a PDF in the browser (the web app\'s preview), framed by pages of this origin only; ' +
+      'other types are always sent as attachments. Default `attachment`.',
+  })),
+}, { additionalProperties: false });

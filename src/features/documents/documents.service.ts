@@ -136,10 +136,19 @@ export class DocumentsService {
     await this.garbage.collect(this.db, [doc.blob_key]).catch(() => undefined);
   }
 
-  /** The exact bytes, with the document's name, its type, validators and ranges. */
-  async download(actor: Actor, id: string, req: FileRequest): Promise<FileResponse> {
+  /**
+   * The exact bytes, with the document's name, its type, validators and ranges. `inline` is
+   * honoured for PDFs only (the browser's viewer; any other type stays an attachment), and may be
+   * framed by this origin's pages only (the web app's preview), never by another site's.
+   */
+  async download(actor: Actor, id: string, req: FileRequest, disposition: 'inline' | 'attachment' = 'attachment'): Promise<FileResponse> {
     const doc = await this.document(this.db, actor, id, 'view');
-    return this.files.serveObject(doc.blob_key, { cacheControl: 'private, no-cache', disposition: 'attachment', filename: doc.name, contentType: doc.content_type }, req);
+    const inline = disposition === 'inline' && doc.content_type === 'application/pdf';
+    const served = await this.files.serveObject(doc.blob_key, {
+      cacheControl: 'private, no-cache', disposition: inline ? 'inline' : 'attachment', filename: doc.name, contentType: doc.content_type,
+    }, req);
+    if (inline) Object.assign(served.headers, { 'content-security-policy': "frame-ancestors 'self'", 'x-frame-options': 'SAMEORIGIN' });
+    return served;
   }
 
   private async document(db: Executor, actor: Actor, id: string, action: 'view' | 'change', lock = false): Promise<DocumentRow> {

@@ -1,35 +1,16 @@
-import { useEffect, useState, type ChangeEvent, type DragEvent } from 'react';
-import { ErrorMessage } from '../ErrorMessage.tsx';
-import type { MediaItem } from './mediaApi.ts';
-import { useUploads, type UploadRow } from './useUploads.ts';
+import { FileUploader, type FileUploaderWords } from '../uploads/FileUploader.tsx';
+import { useUploads } from '../uploads/useUploads.ts';
+import { kindOfFile, uploadMedia, type MediaItem } from './mediaApi.ts';
 import './photos.css';
 
-const sizeFormat = new Intl.NumberFormat(undefined, { maximumFractionDigits: 1 });
-
-function formatSize(bytes: number): string {
-  if (bytes >= 1024 * 1024) return `${sizeFormat.format(bytes / (1024 * 1024))} MB`;
-  if (bytes >= 1024) return `${sizeFormat.format(bytes / 1024)} KB`;
-  return `${bytes} bytes`;
-}
-
-const STATUS_WORDS: Record<UploadRow['status'], string> = {
-  waiting: 'Waiting',
-  uploading: 'Uploading',
-  done: 'Uploaded',
-  failed: 'Not uploaded',
-  cancelled: 'Cancelled',
+const WORDS: FileUploaderWords = {
+  zone: 'Upload photos and videos',
+  hint: 'Drop photos and videos here, or',
+  choose: 'Choose photos and videos',
+  camera: 'Take photo',
+  accept: 'image/*,video/*',
+  unnamed: (file) => (kindOfFile(file) === 'video' ? 'Video' : 'Photo'),
 };
-
-/** "2 of 5 uploaded…" while busy, then "5 uploaded." or "4 uploaded, 1 not uploaded." — one line, announced politely. */
-function summary(rows: UploadRow[]): string {
-  const count = (s: UploadRow['status']) => rows.filter((r) => r.status === s).length;
-  const done = count('done');
-  if (count('waiting') + count('uploading')) return `${done} of ${rows.length} uploaded…`;
-  const parts = [`${done} uploaded`];
-  if (count('failed')) parts.push(`${count('failed')} not uploaded`);
-  if (count('cancelled')) parts.push(`${count('cancelled')} cancelled`);
-  return `${parts.join(', ')}.`;
-}
 
 /**
  * Adding photos and videos to a project: drop files on the zone, choose them, or (on a phone)
@@ -37,104 +18,6 @@ function summary(rows: UploadRow[]): string {
  * travels, and the API's refusal in words with Retry.
  */
 export function PhotoUploader({ projectId, onUploaded }: { projectId: string; onUploaded(item: MediaItem): void }) {
-  const uploads = useUploads(projectId, onUploaded);
-  const [dragging, setDragging] = useState(false);
-
-  const picked = (e: ChangeEvent<HTMLInputElement>) => {
-    const files = Array.from(e.target.files ?? []);
-    e.target.value = ''; // the same file can be chosen again
-    if (files.length) uploads.add(files);
-  };
-  const dragOver = (e: DragEvent) => {
-    if (!e.dataTransfer.types.includes('Files')) return;
-    e.preventDefault();
-    e.dataTransfer.dropEffect = 'copy';
-    setDragging(true);
-  };
-  const dragLeave = (e: DragEvent) => {
-    if (!e.currentTarget.contains(e.relatedTarget as Node | null)) setDragging(false);
-  };
-  const drop = (e: DragEvent) => {
-    e.preventDefault();
-    setDragging(false);
-    const files = Array.from(e.dataTransfer.files);
-    if (files.length) uploads.add(files);
-  };
-  // A file dropped just beside the zone would make the browser leave the page to show it (and
-  // stop the uploads): outside the zone a drop of files does nothing.
-  useEffect(() => {
-    const ignore = (e: globalThis.DragEvent) => {
-      // The zone's own handlers ran first (React listens at the root) and prevented the default.
-      if (!e.defaultPrevented && e.dataTransfer?.types.includes('Files')) {
-        e.preventDefault();
-        e.dataTransfer.dropEffect = 'none';
-      }
-    };
-    window.addEventListener('dragover', ignore);
-    window.addEventListener('drop', ignore);
-    return () => {
-      window.removeEventListener('dragover', ignore);
-      window.removeEventListener('drop', ignore);
-    };
-  }, []);
-  const finished = uploads.rows.some((r) => r.status === 'done' || r.status === 'failed' || r.status === 'cancelled');
-  const busy = uploads.rows.some((r) => r.status === 'waiting' || r.status === 'uploading');
-
-  return (
-    <div className="uploader">
-      <div
-        role="group" aria-label="Upload photos and videos" className={dragging ? 'drop-zone dragging' : 'drop-zone'}
-        onDragEnter={dragOver} onDragOver={dragOver} onDragLeave={dragLeave} onDrop={drop}
-      >
-        <p className="drop-hint">Drop photos and videos here, or</p>
-        <div className="upload-actions">
-          <label className="file-button">
-            Choose photos and videos
-            <input className="visually-hidden" type="file" accept="image/*,video/*" multiple onChange={picked} />
-          </label>
-          <label className="file-button camera-button">
-            Take photo
-            <input className="visually-hidden" type="file" accept="image/*,video/*" capture="environment" onChange={picked} />
-          </label>
-        </div>
-      </div>
-      <div className="upload-summary">
-        {/* Always in the page, so that screen readers announce its first words too. */}
-        <p role="status">{uploads.rows.length ? summary(uploads.rows) : ''}{busy ? ' Stay on this page until they are done.' : ''}</p>
-        {finished && !busy ? <button type="button" className="secondary" onClick={uploads.clearFinished}>Clear list</button> : null}
-      </div>
-      {uploads.rows.length
-        ? (
-          <ul className="upload-list" aria-label="Uploads">
-            {uploads.rows.map((row) => <UploadRowView key={row.id} row={row} onCancel={uploads.cancel} onRetry={uploads.retry} />)}
-          </ul>
-        )
-        : null}
-    </div>
-  );
-}
-
-function UploadRowView({ row, onCancel, onRetry }: { row: UploadRow; onCancel(id: number): void; onRetry(id: number): void }) {
-  const name = row.file.name || (row.kind === 'video' ? 'Video' : 'Photo');
-  const percent = row.total ? Math.round((row.sent / row.total) * 100) : 0;
-  return (
-    <li className={`upload-row ${row.status}`}>
-      <div className="upload-name">
-        <strong>{name}</strong>
-        <span className="muted"> {formatSize(row.file.size)} · {STATUS_WORDS[row.status]}{row.status === 'uploading' ? ` ${percent}%` : ''}</span>
-      </div>
-      {row.status === 'failed' || row.status === 'cancelled'
-        ? <span />
-        : <progress aria-label={`Upload of ${name}`} max={row.total || 1} value={row.status === 'done' ? row.total || 1 : row.sent} />}
-      <div className="upload-buttons">
-        {row.status === 'waiting' || row.status === 'uploading'
-          ? <button type="button" className="secondary" onClick={() => onCancel(row.id)}>Cancel<span className="visually-hidden"> {name}</span></button>
-          : null}
-        {row.status === 'failed' || row.status === 'cancelled'
-          ? <button type="button" className="secondary" onClick={() => onRetry(row.id)}>Retry<span className="visually-hidden"> {name}</span></button>
-          : null}
-      </div>
-      {row.status === 'failed' ? <ErrorMessage error={row.error} /> : null}
-    </li>
-  );
+  const uploads = useUploads((file, options) => uploadMedia(projectId, file, options), onUploaded);
+  return <FileUploader uploads={uploads} words={WORDS} />;
 }

@@ -1,8 +1,9 @@
 /**
  * The photo and video calls of the project page: the lists and single reads through `request`, and
- * uploads through XMLHttpRequest, the one browser API that reports upload progress (fetch does not).
+ * uploads through postFile (XMLHttpRequest, for their progress).
  */
-import { ApiProblem, currentCsrfToken, problemOf, request, type Page } from '../api.ts';
+import { request, type Page } from '../api.ts';
+import { postFile, type UploadOptions } from '../uploads/postFile.ts';
 
 type ProcessingStatus = 'pending' | 'processed' | 'failed';
 
@@ -94,60 +95,15 @@ const VIDEO_NAME = /\.(mp4|m4v|mov|webm)$/i;
 export const kindOfFile = (file: File): MediaItem['kind'] =>
   file.type.startsWith('video/') || (!file.type && VIDEO_NAME.test(file.name)) ? 'video' : 'photo';
 
-export interface UploadOptions {
-  /** The same key for a retry of the same file: a response lost on the way cannot make a second photo. */
-  idempotencyKey: string;
-  onProgress(sent: number, total: number): void;
-  signal: AbortSignal;
-}
-
-/** An upload's outcome when the server answered: the item, or the refusal in words; `replayed` when it is a stored answer to the same key. */
-export class UploadRefused extends ApiProblem {
-  constructor(problem: ApiProblem, readonly replayed: boolean) {
-    super(problem.status, problem.code, problem.title, problem.detail, problem.errors);
-  }
-}
-
 /**
  * POST /v1/projects/{id}/photos or …/videos, multipart with the file in `file` and no other field:
  * the capture time comes from the file's EXIF or metadata, not from its `lastModified` (which is
  * when the file was last written — a copy or a download — and would override EXIF, see docs/photos.md).
  */
-export function uploadMedia(projectId: string, file: File, options: UploadOptions): Promise<MediaItem> {
+export async function uploadMedia(projectId: string, file: File, options: UploadOptions): Promise<MediaItem> {
   const kind = kindOfFile(file);
   const form = new FormData();
   form.append('file', file, file.name);
-  return new Promise((resolve, reject) => {
-    const xhr = new XMLHttpRequest();
-    xhr.open('POST', `/v1/projects/${encodeURIComponent(projectId)}/${kind === 'photo' ? 'photos' : 'videos'}`);
-    xhr.setRequestHeader('accept', 'application/json');
-    xhr.setRequestHeader('idempotency-key', options.idempotencyKey);
-    const token = currentCsrfToken();
-    if (token) xhr.setRequestHeader('x-csrf-token', token);
-    xhr.upload.onprogress = (e) => {
-      if (e.lengthComputable) options.onProgress(e.loaded, e.total);
-    };
-    xhr.onload = () => {
-      if (xhr.status === 201 || xhr.status === 200) {
-        try {
-          const body = JSON.parse(xhr.responseText) as Photo & Video;
-          resolve(kind === 'photo' ? photoItem(body) : videoItem(body));
-        } catch {
-          reject(new ApiProblem(xhr.status, 'bad_response', 'Unexpected answer', 'The server accepted the file but its answer could not be read. Reload the page to see it.'));
-        }
-        return;
-      }
-      reject(new UploadRefused(problemOf(xhr.status, xhr.statusText, xhr.responseText), xhr.getResponseHeader('idempotent-replayed') === 'true'));
-    };
-    xhr.onerror = () => reject(new ApiProblem(0, 'network_error', 'Upload interrupted', 'The connection was lost before the server answered. Check the connection and retry.'));
-    xhr.onabort = () => reject(new DOMException('The upload was cancelled.', 'AbortError'));
-    options.signal.addEventListener('abort', () => xhr.abort(), { once: true });
-    xhr.send(form);
-  });
-}
-
-/** A fresh Idempotency-Key (crypto.randomUUID needs a secure context; getRandomValues does not). */
-export function newIdempotencyKey(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  return `upload-${Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')}`;
+  const body = await postFile<Photo & Video>(`/v1/projects/${encodeURIComponent(projectId)}/${kind === 'photo' ? 'photos' : 'videos'}`, form, options);
+  return kind === 'photo' ? photoItem(body) : videoItem(body);
 }

@@ -19,6 +19,7 @@ interface Section {
 /** The project's sections after Photos (its main page), one line each, each a lazily loaded module. */
 const SECTIONS: Section[] = [
   { slug: 'tasks', title: 'Tasks', Component: lazy(() => import('../tasks/ProjectTasks.tsx')) },
+  { slug: 'documents', title: 'Documents', Component: lazy(() => import('../documents/ProjectDocuments.tsx')) },
   { slug: 'activity', title: 'Activity', Component: lazy(() => import('../activity/ProjectActivity.tsx')) },
 ];
 

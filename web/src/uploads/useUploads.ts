@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { ApiProblem } from '../api.ts';
-import { kindOfFile, newIdempotencyKey, UploadRefused, uploadMedia, type MediaItem } from './mediaApi.ts';
+import { newIdempotencyKey, UploadRefused, type UploadOptions } from './postFile.ts';
 
 /** At most this many files travel at once: enough to fill the line, few enough that each shows progress and a phone's connection is not split twenty ways. */
 export const PARALLEL_UPLOADS = 3;
@@ -8,12 +8,11 @@ export const PARALLEL_UPLOADS = 3;
 export interface UploadRow {
   id: number;
   file: File;
-  kind: MediaItem['kind'];
   status: 'waiting' | 'uploading' | 'done' | 'failed' | 'cancelled';
   sent: number;
   total: number;
   error: unknown;
-  /** Kept for a retry after a lost answer, so the server replays a photo it already made instead of making a second one. */
+  /** Kept for a retry after a lost answer, so the server replays an object it already made instead of making a second one. */
   idempotencyKey: string;
 }
 
@@ -27,16 +26,21 @@ export interface Uploads {
 
 let nextRowId = 1;
 
+/** Sends one file (postFile to the right endpoint) and resolves with what the API made of it. */
+export type SendFile<T> = (file: File, options: UploadOptions) => Promise<T>;
+
 /**
- * A queue of uploads to one project: files wait, PARALLEL_UPLOADS of them upload at a time with
- * their progress, and each ends done (the item goes to `onUploaded`), failed (the API's words) or
- * cancelled; failed and cancelled ones can be retried.
+ * A queue of uploads: files wait, PARALLEL_UPLOADS of them upload at a time with their progress
+ * (each sent by `send`), and each ends done (the item goes to `onUploaded`), failed (the API's
+ * words) or cancelled; failed and cancelled ones can be retried.
  */
-export function useUploads(projectId: string, onUploaded: (item: MediaItem) => void): Uploads {
+export function useUploads<T>(send: SendFile<T>, onUploaded: (item: T) => void): Uploads {
   const [rows, setRows] = useState<UploadRow[]>([]);
   const running = useRef(new Map<number, AbortController>());
   const uploaded = useRef(onUploaded);
   uploaded.current = onUploaded;
+  const sender = useRef(send);
+  sender.current = send;
 
   const patch = useCallback((id: number, change: Partial<UploadRow>) => {
     setRows((prev) => prev.map((r) => (r.id === id ? { ...r, ...change } : r)));
@@ -46,8 +50,8 @@ export function useUploads(projectId: string, onUploaded: (item: MediaItem) => v
     const controller = new AbortController();
     running.current.set(row.id, controller);
     patch(row.id, { status: 'uploading', sent: 0, error: null });
-    const send = (key: string, mayRenewKey: boolean): Promise<MediaItem> => uploadMedia(projectId, row.file, {
-      idempotencyKey: key,
+    const attempt = (idempotencyKey: string, mayRenewKey: boolean): Promise<T> => sender.current(row.file, {
+      idempotencyKey,
       signal: controller.signal,
       onProgress: (sent, total) => patch(row.id, { sent, total }),
     }).catch((err: unknown) => {
@@ -56,11 +60,11 @@ export function useUploads(projectId: string, onUploaded: (item: MediaItem) => v
       if (mayRenewKey && err instanceof UploadRefused && err.replayed) {
         const fresh = newIdempotencyKey();
         patch(row.id, { idempotencyKey: fresh, sent: 0 });
-        return send(fresh, false);
+        return attempt(fresh, false);
       }
       throw err;
     });
-    send(row.idempotencyKey, true).then(
+    attempt(row.idempotencyKey, true).then(
       (item) => {
         patch(row.id, { status: 'done', sent: row.file.size, total: row.file.size });
         uploaded.current(item);
@@ -70,7 +74,7 @@ export function useUploads(projectId: string, onUploaded: (item: MediaItem) => v
         patch(row.id, cancelled ? { status: 'cancelled' } : { status: 'failed', error: err });
       },
     ).finally(() => running.current.delete(row.id));
-  }, [projectId, patch]);
+  }, [patch]);
 
   // Start waiting files while fewer than PARALLEL_UPLOADS are on their way.
   useEffect(() => {
@@ -91,7 +95,7 @@ export function useUploads(projectId: string, onUploaded: (item: MediaItem) => v
 
   const add = useCallback((files: File[]) => {
     const added = files.map((file): UploadRow => ({
-      id: nextRowId++, file, kind: kindOfFile(file), status: 'waiting', sent: 0, total: file.size, error: null,
+      id: nextRowId++, file, status: 'waiting', sent: 0, total: file.size, error: null,
       idempotencyKey: newIdempotencyKey(),
     }));
     setRows((prev) => [...prev, ...added]);
