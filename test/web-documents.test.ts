@@ -228,6 +228,8 @@ describe('documents in the web app', { skip: SKIP, timeout: 90_000 }, () => {
     const { context, page, errors } = await openPage(browser, origin, VIEWPORTS.phone, emails.rex, { hasTouch: true });
     await page.goto(`${origin}/projects/${project.id}/documents`);
     await rowOf(page, 'Permit 4471.pdf').waitFor();
+    // Not their project: the page does not offer what the API would refuse (project.edit is 'own' for restricted users).
+    assert.equal(await page.getByRole('button', { name: /^(Edit project|Archive)$/ }).count(), 0, 'no Edit project or Archive');
     await page.getByLabel('Choose documents').setInputFiles([{ name: 'Rex daily log.txt', mimeType: 'text/plain', buffer: Buffer.from('Swept deck.\n') }]);
     await rowOf(page, 'Rex daily log.txt').waitFor();
     // Theirs: Rename and Delete. Others' (the admin's, Olga's): Preview or Download only.

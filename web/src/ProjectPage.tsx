@@ -11,6 +11,9 @@ import { ProjectPeople } from './projects/ProjectPeople.tsx';
 import { ProjectSection, ProjectSectionNav } from './projects/ProjectSections.tsx';
 import { saveProjectEdit } from './projects/saveProject.ts';
 
+/** `project.edit` (docs/roles.md): everyone but restricted users, who edit (and archive) only the projects they created. */
+const mayEdit = (session: Session, project: Project) => session.user.role !== 'restricted' || project.created_by === session.user.id;
+
 /** A project: its name and address, and its photos and videos (PhotoTimeline). */
 export function ProjectPage({ id, session, path = '' }: { id: string; session: Session; path?: string }) {
   const [slug = '', ...rest] = path.split('/').filter(Boolean);
@@ -114,10 +117,16 @@ export function ProjectPage({ id, session, path = '' }: { id: string; session: S
               )
               : (
                 <div className="form-actions">
-                  <button type="button" onClick={() => { setNotice(null); setEditing(true); }}>Edit project</button>
-                  {project.status === 'archived'
-                    ? <button type="button" disabled={busy} onClick={() => changeStatus(false)}>Restore</button>
-                    : <button type="button" disabled={busy} onClick={() => changeStatus(true)}>Archive</button>}
+                  {mayEdit(session, project)
+                    ? (
+                      <>
+                        <button type="button" onClick={() => { setNotice(null); setEditing(true); }}>Edit project</button>
+                        {project.status === 'archived'
+                          ? <button type="button" disabled={busy} onClick={() => changeStatus(false)}>Restore</button>
+                          : <button type="button" disabled={busy} onClick={() => changeStatus(true)}>Archive</button>}
+                      </>
+                    )
+                    : null}
                   <DeleteProject project={project} etag={etag} />
                 </div>
               )}

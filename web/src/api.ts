@@ -60,6 +60,7 @@ export interface Project {
   address: Address;
   coordinates: Coordinates | null;
   cover_photo: { id: string; thumbnail_url: string } | null;
+  created_by: string;
   updated_at: string;
 }
 
