@@ -319,6 +319,7 @@ export interface Database {
   schema_migrations: SchemaMigrationsTable;
   developer_applications: DeveloperApplicationsTable;
   reports: ReportsTable;
+  exports: ExportsTable;
 }
 
 export interface TagsTable {
@@ -447,6 +448,26 @@ export interface ReportsTable {
   selection: ColumnType<ReportSelection, string, string>;
   photo_count: number | null;
   page_count: number | null;
+  byte_size: ColumnType<number | null, number | null | undefined, number | null>;
+  blob_key: string | null;
+  requested_by: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  finished_at: NullableTimestamp;
+}
+
+export type ExportStatus = 'queued' | 'processing' | 'finished' | 'failed';
+
+/** A ZIP export of a project's originals (migration 018); `selection` as for reports. */
+export interface ExportsTable {
+  id: string;
+  workspace_id: string;
+  project_id: string;
+  status: ColumnType<ExportStatus, ExportStatus | undefined, ExportStatus>;
+  error: string | null;
+  selection: ColumnType<ReportSelection, string, string>;
+  file_name: string;
+  photo_count: number | null;
   byte_size: ColumnType<number | null, number | null | undefined, number | null>;
   blob_key: string | null;
   requested_by: string;

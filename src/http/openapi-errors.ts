@@ -117,7 +117,7 @@ export function honoursIfMatch(method: string, path: string): boolean {
   if (method !== 'patch' && method !== 'delete') return false;
   if (!/^\/v1\/[a-z-]+\/\{id\}$/.test(path)) return false;
   // Revoking a key, ending a session and deleting a report are unconditional.
-  return !(method === 'delete' && (path === '/v1/api-keys/{id}' || path === '/v1/reports/{id}' || path === '/v1/sessions/{id}'));
+  return !(method === 'delete' && (path === '/v1/api-keys/{id}' || path === '/v1/reports/{id}' || path === '/v1/exports/{id}' || path === '/v1/sessions/{id}'));
 }
 
 /** The error statuses an operation can answer, by what the shared conventions and its inputs allow. */

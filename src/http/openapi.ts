@@ -10,6 +10,7 @@ import { Notification } from '../features/notifications/notifications.schemas.ts
 import { Photo } from '../features/photos/photos.schemas.ts';
 import { Project } from '../features/projects/projects.schemas.ts';
 import { Report } from '../features/reports/reports.schemas.ts';
+import { Export } from '../features/exports/exports.schemas.ts';
 import { Tag } from '../features/tags/tags.schemas.ts';
 import { Task } from '../features/tasks/tasks.schemas.ts';
 import { User } from '../features/users/users.schemas.ts';
@@ -52,6 +53,7 @@ const TAGS = [
   { name: 'Tags', description: 'The workspace\'s labels, put on projects and photos.' },
   { name: 'Documents', description: 'Files of a project (drawings, permits, contracts) and their downloads.' },
   { name: 'Reports', description: 'PDF photo reports, rendered in the background.' },
+  { name: 'Exports', description: 'ZIP files of a project\'s original photos with CSV and JSON manifests, written in the background. See docs/exports.md.' },
   { name: 'Files', description: 'Signed, expiring URLs: the bytes of photos, videos, documents and reports, without a key.' },
   { name: 'Notifications', description: 'Mentions and task assignments for the calling user.' },
   { name: 'Users', description: 'The workspace\'s people and their roles.' },
@@ -94,6 +96,7 @@ const EVENT_DATA: Record<string, { name: string; schema: TSchema }> = {
   comment: { name: 'Comment', schema: Comment },
   task: { name: 'Task', schema: Task },
   report: { name: 'Report', schema: Report },
+  export: { name: 'Export', schema: Export },
   tag: { name: 'Tag', schema: Tag },
 };
 

@@ -39,6 +39,9 @@ export const PERMISSIONS = {
   'comment.delete': { admin: 'yes', manager: 'yes', standard: 'own', restricted: 'own', does: 'delete comments they did not write' },
   // Reports
   'report.delete': { admin: 'yes', manager: 'yes', standard: 'own', restricted: 'own', does: 'delete reports they did not request' },
+  // Exports (a ZIP of every original of a project: restricted users, often outside the company, may not make one)
+  'export.create': { admin: 'yes', manager: 'yes', standard: 'yes', restricted: 'no', does: 'export photos' },
+  'export.delete': { admin: 'yes', manager: 'yes', standard: 'own', restricted: 'own', does: 'delete exports they did not request' },
 } as const satisfies Record<string, Record<Role, Grant> & { does: string }>;
 
 export type Permission = keyof typeof PERMISSIONS;
