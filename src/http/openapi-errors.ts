@@ -130,7 +130,8 @@ export function errorStatusesOf(method: string, path: string, op: Json, authenti
   if (authenticated || signIn) statuses.push('401');
   statuses.push('403');
   if (hasParams) statuses.push('404');
-  if (method === 'post' || method === 'patch') statuses.push('409');
+  // A report's or an export's download answers 409 until its file is written.
+  if (method === 'post' || method === 'patch' || /^\/v1\/(reports|exports)\/\{id\}\/download$/.test(path)) statuses.push('409');
   if (path.includes('{token}')) statuses.push('410');
   if (honoursIfMatch(method, path)) statuses.push('412');
   if (hasBody) statuses.push('413');
