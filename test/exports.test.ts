@@ -94,6 +94,7 @@ async function openZip(who: Who, exportId: string): Promise<Unzipped> {
   const file = path.join(tmp, `${exportId}.zip`);
   fs.writeFileSync(file, res.rawPayload);
   const test = spawnSync('unzip', ['-t', file], { encoding: 'utf8' });
+  assert.ok(!test.error, `Info-ZIP's unzip is needed (Debian: apt-get install unzip): ${test.error?.message}`);
   assert.equal(test.status, 0, `unzip -t failed: ${test.stdout}${test.stderr}`);
   assert.match(test.stdout, /No errors detected/);
   const script = `

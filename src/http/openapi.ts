@@ -54,7 +54,7 @@ const TAGS = [
   { name: 'Documents', description: 'Files of a project (drawings, permits, contracts) and their downloads.' },
   { name: 'Reports', description: 'PDF photo reports, rendered in the background.' },
   { name: 'Exports', description: 'ZIP files of a project\'s original photos with CSV and JSON manifests, written in the background. See docs/exports.md.' },
-  { name: 'Files', description: 'Signed, expiring URLs: the bytes of photos, videos, documents and reports, without a key.' },
+  { name: 'Files', description: 'Signed, expiring URLs: the bytes of photos, videos, documents, reports and exports, without a key.' },
   { name: 'Notifications', description: 'Mentions and task assignments for the calling user.' },
   { name: 'Users', description: 'The workspace\'s people and their roles.' },
   { name: 'Sessions', description: 'People sign in with e-mail and password: the session cookie, its CSRF token, invitations and password resets. See docs/sign-in.md.' },
