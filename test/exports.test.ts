@@ -204,8 +204,8 @@ describe('an export of real photos', () => {
     assert.deepEqual(deck.uploader, { id: ws.admin.id, name: 'Jane Doe', handle: ws.admin.handle });
     assert.equal(deck.content_type, 'image/jpeg');
     assert.deepEqual([deck.width, deck.height], [240, 160]);
-    assert.equal(json.photos[6].caption, '工地 🚧\nlevel 2, "B" wing'); // exact, unlike the file name
-    assert.equal(json.photos[7].coordinates, null);
+    assert.equal(json.photos[6]!.caption, '工地 🚧\nlevel 2, "B" wing'); // exact, unlike the file name
+    assert.equal(json.photos[7]!.coordinates, null);
 
     // photos.csv: RFC 4180 with a BOM, the same facts flattened; formulas defused.
     assert.ok(zip.csvBom);
