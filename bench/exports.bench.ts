@@ -6,7 +6,7 @@
  * temporary data directory (file blob store). A few distinct 12-megapixel noise JPEGs (noise does
  * not compress: ~7 MB each at quality 92) are made with sharp, and stored again and again under
  * new keys as the originals of BENCH_GB gigabytes of photo rows (real JPEGs, their true byte
- * size and SHA-256, captions, capture times, GPS, tags). BENCH_SMALL more rows of 30 KB photos
+ * size and SHA-256, captions, capture times, GPS, tags). BENCH_SMALL more rows of ~9 KB photos
  * make a second export of thousands of photos, where the per-photo metadata dominates.
  *
  * Measurement: each export is written by the real write_export job code (ExportJobs.write) in a
