@@ -365,6 +365,48 @@ describe('an export that cannot be written', () => {
     assert.deepEqual(listBlobs('exports').filter((k) => !before.has(k)), []);
   });
 
+  it('a read that breaks half-way through an original leaves no ZIP and is retried; the last attempt fails the export', async () => {
+    const ws = await newWorkspace(t);
+    const prj = await project(ws);
+    await upload(ws.admin, prj, { captured_at: '2026-05-04T07:30:00Z' }, await noisyJpeg(800, 600, 90));
+    await t.runJobs();
+    const id = (await requestExport(ws.admin, prj)).json().id;
+    const before = new Set(listBlobs('exports'));
+    const deps = t.jobDeps();
+    // The store hands out originals that break after their first 10 KB (a connection reset, say).
+    const breaking = new Proxy(deps.blobs, {
+      get(target, prop) {
+        if (prop === 'get') {
+          return async (key: string) => {
+            const object = await target.get(key);
+            if (!object || !key.startsWith('photos/')) return object;
+            let sent = 0;
+            const { Transform } = await import('node:stream');
+            const cut = new Transform({
+              transform(chunk: Buffer, _enc, done) {
+                sent += chunk.length;
+                done(sent > 10_000 ? new Error('connection reset by peer') : null, chunk);
+              },
+            });
+            return { ...object, stream: object.stream.pipe(cut) };
+          };
+        }
+        const value = Reflect.get(target, prop, target) as unknown;
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const jobs = new ExportJobs({ ...deps, blobs: breaking });
+    const attempt = (n: number) => ({ job: { attempts: n, max_attempts: 3 }, logger: { error: () => undefined } }) as never;
+    await assert.rejects(jobs.write(id, attempt(1)), /connection reset by peer/);
+    assert.equal((await api(t, ws.admin, 'GET', `/v1/exports/${id}`)).json().status, 'processing');
+    assert.deepEqual(listBlobs('exports').filter((k) => !before.has(k)), []);
+    await jobs.write(id, attempt(3));
+    const failed = (await api(t, ws.admin, 'GET', `/v1/exports/${id}`)).json();
+    assert.equal(failed.status, 'failed');
+    assert.match(failed.error, /^writing the ZIP failed after 3 attempts: .*connection reset by peer/);
+    assert.deepEqual(listBlobs('exports').filter((k) => !before.has(k)), []);
+  });
+
   it('is safe to run twice: the second run of a finished export changes nothing', async () => {
     const ws = await newWorkspace(t);
     const prj = await project(ws);

@@ -112,11 +112,17 @@ export class ExportJobs {
     const zip = new yazl.ZipFile();
     const key = this.blobs.newKey('exports');
     let failure: unknown = null;
-    // yazl reports a source's failure on the ZipFile; ending the output with it makes put() fail and leave nothing behind.
-    zip.on('error', (err: unknown) => {
+    /** The original being copied: closed if the ZIP fails half-way through it. */
+    let source: Readable | null = null;
+    // Ending the output with the first failure makes put() fail and leave nothing behind.
+    const abort = (err: unknown) => {
       failure ??= err;
       zip.outputStream.destroy(err instanceof Error ? err : new Error(String(err)));
-    });
+    };
+    // yazl reports a missing source (the callback's error) on the ZipFile, but not a source stream that breaks: that is ours to catch.
+    zip.on('error', abort);
+    // Once put() has failed nobody listens to the output, and a late write to it must not crash the worker.
+    zip.outputStream.on('error', () => undefined);
     const stored = this.blobs.put(key, zip.outputStream, { contentType: 'application/zip' });
     const now = new Date();
     const header = { exportId: row.id, project: { id: row.project_id, name: project.name }, requestedAt: row.created_at, generatedAt: now };
@@ -126,7 +132,12 @@ export class ExportJobs {
       // Opened only when yazl reaches the entry: one original open at a time.
       zip.addReadStreamLazy(file, { mtime: photo.capturedAt, compress: false, size: photo.byteSize }, (cb) => {
         this.blobs.get(photo.blobKey).then(
-          (object) => (object ? cb(null, object.stream) : cb(new ExportWriteError(`the original of photo ${photo.id} is missing from storage`))),
+          (object) => {
+            if (!object) return cb(new ExportWriteError(`the original of photo ${photo.id} is missing from storage`));
+            source = object.stream;
+            object.stream.on('error', abort);
+            cb(null, object.stream);
+          },
           (err: unknown) => cb(err instanceof Error ? err : new Error(String(err))),
         );
       });
@@ -137,6 +148,7 @@ export class ExportJobs {
       if (failure) throw failure;
       return { key, byteSize, photoCount: entries.length };
     } catch (err) {
+      (source as Readable | null)?.destroy();
       await this.blobs.delete(key).catch(() => undefined);
       throw failure ?? err;
     }

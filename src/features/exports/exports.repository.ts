@@ -54,7 +54,7 @@ export class ExportsRepository {
       .returningAll().executeTakeFirst();
   }
 
-  /** Still processing after this long: the run is alive (it touches the row as it goes). */
+  /** A run still writing says so (the lost-job sweep goes by `updated_at`). */
   touch(db: Executor, id: string): Promise<unknown> {
     return db.updateTable('exports').set({ updated_at: sql<Date>`now()` }).where('id', '=', id).where('status', '=', 'processing').execute();
   }
