@@ -57,6 +57,8 @@ import { VideoIntake } from './features/videos/videos.intake.ts';
 import { videoRoutes } from './features/videos/videos.routes.ts';
 import { ReportsService } from './features/reports/reports.service.ts';
 import { reportRoutes } from './features/reports/reports.routes.ts';
+import { ExportsService } from './features/exports/exports.service.ts';
+import { exportRoutes } from './features/exports/exports.routes.ts';
 import { VideosService } from './features/videos/videos.service.ts';
 import { developerApplicationRoutes } from './features/developer-applications/developer-applications.routes.ts';
 import { DeveloperApplicationsService } from './features/developer-applications/developer-applications.service.ts';
@@ -225,6 +227,7 @@ export async function buildApp({ config, db, logger, loggerInstance, blobs: give
   notificationRoutes(app, new NotificationsService(db));
   documentRoutes(app, new DocumentsService(db, eventLog, blobs, files, config));
   reportRoutes(app, new ReportsService(db, blobs, files, config));
+  exportRoutes(app, new ExportsService(db, blobs, files, config));
   videoRoutes(app, new VideosService(db, eventLog, blobs, config), new VideoIntake(blobs, config));
   commentRoutes(app, new CommentsService(db, eventLog, new Notifier(eventLog)));
   taskRoutes(app, new TasksService(db, eventLog, new Notifier(eventLog)));

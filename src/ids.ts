@@ -13,6 +13,7 @@ export const ID_PREFIXES = {
   task: 'tsk',
   document: 'doc',
   report: 'rep',
+  export: 'exp',
   tag: 'tag',
   comment: 'cmt',
   webhook: 'whk',

@@ -26,6 +26,7 @@ const task = { id: 'tsk_1', project_id: PRJ, title: 'Frame north wall', assignee
 const comment = { id: 'cmt_1', project_id: PRJ, subject: { type: 'photo', id: 'pho_1' }, author_id: 'usr_ada', body: 'Nice' };
 const doc = { id: 'doc_1', project_id: PRJ, name: 'Permit.pdf', uploaded_by: 'usr_rosa' };
 const report = { id: 'rep_1', project_id: PRJ, title: 'Week 12', requested_by: 'usr_sam', error: null };
+const zip = { id: 'exp_1', project_id: PRJ, requested_by: 'usr_sam', photo_count: 214, error: null };
 const tag = { id: 'tag_1', name: 'Roof', created_by: 'usr_sam' };
 const user = { id: 'usr_rosa', first_name: 'Rosa', last_name: 'Crew', email: 'rosa@example.test' };
 
@@ -58,6 +59,8 @@ const EXPECTED: Record<EventType, [ActivityEvent, string, string]> = {
   'report.failed': [ev('report.failed', { ...report, error: 'A photo is missing.' }), 'Report “Week 12” could not be made (asked for by Sam Lee): A photo is missing.', `/projects/${PRJ}/reports/rep_1`],
   'share_link.created': [ev('share_link.created', { id: 'shl_1', project_id: PRJ, photo_ids: ['pho_1', 'pho_2'], report_id: null, created_by: 'usr_rosa' }), 'Rosa Crew shared 2 photos by link', `/projects/${PRJ}`],
   'share_link.revoked': [ev('share_link.revoked', { id: 'shl_1', project_id: PRJ, photo_ids: [], report_id: 'rep_1', created_by: 'usr_rosa', revoked_by: 'usr_sam' }), 'Sam Lee turned off a link that shared a report', `/projects/${PRJ}`],
+  'export.finished': [ev('export.finished', zip), 'A ZIP of 214 photos is ready (asked for by Sam Lee)', `/projects/${PRJ}`],
+  'export.failed': [ev('export.failed', { ...zip, photo_count: null, error: 'A photo is missing.' }), 'A ZIP export could not be made (asked for by Sam Lee): A photo is missing.', `/projects/${PRJ}`],
   'tag.created': [ev('tag.created', tag, undefined, null), 'Sam Lee created the tag “Roof”', '/projects'],
   'tag.updated': [ev('tag.updated', tag, undefined, null), 'The tag “Roof” was changed', '/projects'],
   'tag.deleted': [ev('tag.deleted', tag, undefined, null), 'The tag “Roof” was deleted', '/projects'],

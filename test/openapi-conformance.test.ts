@@ -174,6 +174,28 @@ describe('real responses match the OpenAPI document (strict JSON Schema 2020-12)
     await call('get', '/v1/webhooks/{id}/deliveries', `/v1/webhooks/${id}/deliveries`, ws.admin);
   });
 
+  it('exports: requested (202), read while queued and finished, listed, downloaded, and their errors', async () => {
+    const projectId = (await api(t, ws.admin, 'POST', '/v1/projects', { name: 'Export site' })).json().id;
+    const jpeg = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#2980b9' } }).jpeg().toBuffer();
+    const { payload, headers } = multipart({ caption: 'Deck poured', captured_at: '2026-03-02T07:00:00Z' }, { data: jpeg, filename: 'deck.jpg', contentType: 'image/jpeg' });
+    const upload = await t.app.inject({ method: 'POST', url: `/v1/projects/${projectId}/photos`, payload, headers: { ...headers, authorization: `Bearer ${ws.admin.key}` } });
+    assert.equal(upload.statusCode, 201, upload.body);
+    const queued = await call('post', '/v1/projects/{id}/exports', `/v1/projects/${projectId}/exports`, ws.admin, { captured_after: '2026-03-01T00:00:00Z' });
+    assert.equal(queued.statusCode, 202, queued.body);
+    const id = queued.json().id;
+    assert.equal((await call('get', '/v1/exports/{id}/download', `/v1/exports/${id}/download`, ws.admin)).statusCode, 409);
+    await t.runJobs();
+    const done = await call('get', '/v1/exports/{id}', `/v1/exports/${id}`, ws.admin);
+    assert.equal(done.json().status, 'finished', done.body);
+    await call('get', '/v1/projects/{id}/exports', `/v1/projects/${projectId}/exports?limit=1`, ws.admin);
+    assert.equal((await call('get', '/v1/exports/{id}/download', `/v1/exports/${id}/download`, ws.admin)).statusCode, 200);
+    assert.equal((await call('get', '/v1/exports/{id}/download', `/v1/exports/${id}/download`, ws.admin, undefined, { range: 'bytes=0-9' })).statusCode, 206);
+    assert.equal((await call('post', '/v1/projects/{id}/exports', `/v1/projects/${projectId}/exports`, ws.admin, { photo_ids: ['pho_01jdq8c5e7g9h1j3k5m7n9p1q3'] })).statusCode, 422);
+    assert.equal((await call('post', '/v1/projects/{id}/exports', `/v1/projects/${projectId}/exports`, ws.admin, { tag_ids: ['nope'] })).statusCode, 400);
+    assert.equal((await call('get', '/v1/exports/{id}', '/v1/exports/exp_01jdqd7h9k1m3n5p7q9r1s3v5w', ws.admin)).statusCode, 404);
+    assert.equal((await call('delete', '/v1/exports/{id}', `/v1/exports/${id}`, ws.admin)).statusCode, 204);
+  });
+
   it('users, keys, tags, tasks, events and the workspace', async () => {
     await call('get', '/v1/users/me', '/v1/users/me', ws.admin);
     await call('get', '/v1/workspace', '/v1/workspace', ws.admin);
@@ -230,7 +252,7 @@ describe('the document itself', () => {
 
   it('gives every JSON request body and the main resources a realistic example that validates', () => {
     const schemas = doc.components.schemas as Json;
-    for (const name of ['Project', 'Photo', 'Video', 'Task', 'Comment', 'Document', 'Report', 'ShareLink', 'ShareLinkPage', 'Tag', 'User', 'Webhook', 'WebhookWithSecret', 'Event', 'ProjectPage']) {
+    for (const name of ['Project', 'Photo', 'Video', 'Task', 'Comment', 'Document', 'Report', 'Export', 'ShareLink', 'ShareLinkPage', 'Tag', 'User', 'Webhook', 'WebhookWithSecret', 'Event', 'ProjectPage']) {
       assert.ok(schemas[name]?.examples?.length, `${name} has no example`);
     }
     assert.equal(schemas.Project.examples[0].name, 'Maple St. remodel');

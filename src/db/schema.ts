@@ -321,6 +321,7 @@ export interface Database {
   reports: ReportsTable;
   share_links: ShareLinksTable;
   share_link_photos: ShareLinkPhotosTable;
+  exports: ExportsTable;
 }
 
 export interface TagsTable {
@@ -478,4 +479,24 @@ export interface ShareLinkPhotosTable {
   share_link_id: string;
   photo_id: string;
   position: number;
+}
+
+export type ExportStatus = 'queued' | 'processing' | 'finished' | 'failed';
+
+/** A ZIP export of a project's originals (migration 018); `selection` as for reports. */
+export interface ExportsTable {
+  id: string;
+  workspace_id: string;
+  project_id: string;
+  status: ColumnType<ExportStatus, ExportStatus | undefined, ExportStatus>;
+  error: string | null;
+  selection: ColumnType<ReportSelection, string, string>;
+  file_name: string;
+  photo_count: number | null;
+  byte_size: ColumnType<number | null, number | null | undefined, number | null>;
+  blob_key: string | null;
+  requested_by: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  finished_at: NullableTimestamp;
 }

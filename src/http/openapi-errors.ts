@@ -116,8 +116,8 @@ export function honoursIfMatch(method: string, path: string): boolean {
   if (method === 'put') return path === '/v1/photos/{id}/annotations';
   if (method !== 'patch' && method !== 'delete') return false;
   if (!/^\/v1\/[a-z-]+\/\{id\}$/.test(path)) return false;
-  // Revoking a key or a share link, ending a session and deleting a report are unconditional.
-  return !(method === 'delete' && ['/v1/api-keys/{id}', '/v1/reports/{id}', '/v1/sessions/{id}', '/v1/share-links/{id}'].includes(path));
+  // Revoking a key or a share link, ending a session and deleting a report or an export are unconditional.
+  return !(method === 'delete' && ['/v1/api-keys/{id}', '/v1/reports/{id}', '/v1/exports/{id}', '/v1/sessions/{id}', '/v1/share-links/{id}'].includes(path));
 }
 
 /** The error statuses an operation can answer, by what the shared conventions and its inputs allow. */
@@ -130,7 +130,8 @@ export function errorStatusesOf(method: string, path: string, op: Json, authenti
   if (authenticated || signIn) statuses.push('401');
   statuses.push('403');
   if (hasParams) statuses.push('404');
-  if (method === 'post' || method === 'patch') statuses.push('409');
+  // A report's or an export's download answers 409 until its file is written.
+  if (method === 'post' || method === 'patch' || /^\/v1\/(reports|exports)\/\{id\}\/download$/.test(path)) statuses.push('409');
   if (path.includes('{token}')) statuses.push('410');
   if (honoursIfMatch(method, path)) statuses.push('412');
   if (hasBody) statuses.push('413');

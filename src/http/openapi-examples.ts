@@ -8,6 +8,7 @@ import type { Photo } from '../features/photos/photos.schemas.ts';
 import type { Project, ProjectCreate, ProjectPatch } from '../features/projects/projects.schemas.ts';
 import type { Report, ReportCreate } from '../features/reports/reports.schemas.ts';
 import type { ShareLink, ShareLinkCreate } from '../features/share-links/share-links.schemas.ts';
+import type { Export, ExportCreate } from '../features/exports/exports.schemas.ts';
 import type { Tag } from '../features/tags/tags.schemas.ts';
 import type { Task, TaskCreate, TaskPatch } from '../features/tasks/tasks.schemas.ts';
 import type { User, UserCreated } from '../features/users/users.schemas.ts';
@@ -35,6 +36,7 @@ const ids = {
   comment: 'cmt_01jdqb3d5f7h9j1k3m5n7p9q1s',
   document: 'doc_01jdqc4e6g8j0k2m4n6p8q0r2t',
   report: 'rep_01jdqd5f7h9k1m3n5p7q9r1s3v',
+  export: 'exp_01jdqd7h9k1m3n5p7q9r1s3v5w',
   tag: 'tag_01jdq7w2n5p9r3s6t8v0x2z4b6',
   tag2: 'tag_01jdq7x4q8s2v6y0a4c8e2g6j0',
   key: 'key_01jdqe6g8j0m2n4p6q8r0s2t4w',
@@ -123,6 +125,14 @@ const shareLink: Static<typeof ShareLink> = {
   view_count: 3, last_viewed_at: updated, created_by: ids.sam, created_at: created, revoked_at: null, revoked_by: null,
 };
 
+const photoExport: Static<typeof Export> = {
+  id: ids.export, project_id: ids.project, status: 'finished', error: null,
+  selection: { photo_ids: null, captured_after: '2026-11-17T06:00:00.000Z', captured_before: '2026-11-24T06:00:00.000Z', tag_ids: [ids.tag] },
+  file_name: 'Maple St. remodel photos 2026-11-24.zip', photo_count: 214, byte_size: 771_604_338,
+  url: signed('exports/2026/11/f3b7d1a9', '&disposition=attachment&filename=Maple%20St.%20remodel%20photos%202026-11-24.zip&type=application%2Fzip'),
+  requested_by: ids.admin, created_at: created, updated_at: updated, finished_at: updated,
+};
+
 const delivery: Static<typeof WebhookDelivery> = {
   id: ids.delivery, event_id: ids.event, event: 'project.updated', status: 'succeeded', attempt_count: 2, next_attempt_at: null,
   last_status_code: 200, last_error: null, created_at: created, updated_at: '2026-11-24T14:05:17.902Z', completed_at: '2026-11-24T14:05:17.902Z',
@@ -201,6 +211,9 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
   } satisfies Static<typeof ReportCreate>,
   ShareLink: shareLink,
   ShareLinkCreate: { photo_ids: [ids.photo, ids.photo2], expires_at: '2026-12-24T14:05:11.420Z', allow_download: true } satisfies Static<typeof ShareLinkCreate>,
+  Export: photoExport,
+  ExportCreate: { captured_after: '2026-11-17T06:00:00.000Z', captured_before: '2026-11-24T06:00:00.000Z', tag_ids: [ids.tag] } satisfies Static<typeof ExportCreate>,
+  ExportSelection: photoExport.selection,
   Tag: { id: ids.tag, name: 'Roofing', color: '#e67e22', created_by: ids.admin, created_at: created, updated_at: created } satisfies Static<typeof Tag>,
   TagCreate: { name: 'Roofing', color: '#e67e22' },
   TagPatch: { color: '#d35400' },

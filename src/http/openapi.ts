@@ -11,6 +11,7 @@ import { Photo } from '../features/photos/photos.schemas.ts';
 import { Project } from '../features/projects/projects.schemas.ts';
 import { Report } from '../features/reports/reports.schemas.ts';
 import { ShareLink } from '../features/share-links/share-links.schemas.ts';
+import { Export } from '../features/exports/exports.schemas.ts';
 import { Tag } from '../features/tags/tags.schemas.ts';
 import { Task } from '../features/tasks/tasks.schemas.ts';
 import { User } from '../features/users/users.schemas.ts';
@@ -54,7 +55,8 @@ const TAGS = [
   { name: 'Documents', description: 'Files of a project (drawings, permits, contracts) and their downloads.' },
   { name: 'Reports', description: 'PDF photo reports, rendered in the background.' },
   { name: 'Share links', description: 'Public pages (`/s/{token}`) of chosen photos or a report, for clients without an account; view counts; revoked at once. See docs/share-links.md.' },
-  { name: 'Files', description: 'Signed, expiring URLs: the bytes of photos, videos, documents and reports, without a key.' },
+  { name: 'Exports', description: 'ZIP files of a project\'s original photos with CSV and JSON manifests, written in the background. See docs/exports.md.' },
+  { name: 'Files', description: 'Signed, expiring URLs: the bytes of photos, videos, documents, reports and exports, without a key.' },
   { name: 'Notifications', description: 'Mentions and task assignments for the calling user.' },
   { name: 'Users', description: 'The workspace\'s people and their roles.' },
   { name: 'Sessions', description: 'People sign in with e-mail and password: the session cookie, its CSRF token, invitations and password resets. See docs/sign-in.md.' },
@@ -96,6 +98,7 @@ const EVENT_DATA: Record<string, { name: string; schema: TSchema }> = {
   comment: { name: 'Comment', schema: Comment },
   task: { name: 'Task', schema: Task },
   report: { name: 'Report', schema: Report },
+  export: { name: 'Export', schema: Export },
   tag: { name: 'Tag', schema: Tag },
   share_link: { name: 'ShareLink', schema: ShareLink },
 };

@@ -9,6 +9,7 @@ import { isDatabaseUnavailable } from '../db/unavailable.ts';
 import { isStorageUnavailable } from '../storage/unavailable.ts';
 import { lostPhotoJobs, PHOTO_CRONTAB, photoTasks } from '../features/photos/photos.jobs.ts';
 import { lostReportJobs, reportTasks } from '../features/reports/reports.jobs.ts';
+import { exportTasks, lostExportJobs } from '../features/exports/exports.jobs.ts';
 import { lostVideoJobs, videoTasks } from '../features/videos/videos.jobs.ts';
 import { cleanupTasks, CLEANUP_CRONTAB } from './cleanup.ts';
 import type { JobDeps } from './job-deps.ts';
@@ -66,8 +67,8 @@ export function quietLogger(log?: PinoLogger, outages: WorkerOutages = {}): Logg
 
 export function taskList(deps: JobDeps): TaskList {
   const tasks: TaskList = {
-    ...cleanupTasks(deps), ...photoTasks(deps), ...videoTasks(deps), ...reportTasks(deps),
-    ...requeueTasks(deps.db, [lostPhotoJobs, lostVideoJobs, lostReportJobs], deps.log),
+    ...cleanupTasks(deps), ...photoTasks(deps), ...videoTasks(deps), ...reportTasks(deps), ...exportTasks(deps),
+    ...requeueTasks(deps.db, [lostPhotoJobs, lostVideoJobs, lostReportJobs, lostExportJobs], deps.log),
   };
   return tasks;
 }

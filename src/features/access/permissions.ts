@@ -42,6 +42,9 @@ export const PERMISSIONS = {
   // Share links (public pages of chosen photos or a report; seeing the project is enough to share it)
   'share_link.create': { admin: 'yes', manager: 'yes', standard: 'yes', restricted: 'yes', does: 'share photos or reports by link' },
   'share_link.revoke': { admin: 'yes', manager: 'yes', standard: 'own', restricted: 'own', does: 'turn off share links they did not create' },
+  // Exports (a ZIP of every original of a project: restricted users, often outside the company, may not make one)
+  'export.create': { admin: 'yes', manager: 'yes', standard: 'yes', restricted: 'no', does: 'export photos' },
+  'export.delete': { admin: 'yes', manager: 'yes', standard: 'own', restricted: 'own', does: 'delete exports they did not request' },
 } as const satisfies Record<string, Record<Role, Grant> & { does: string }>;
 
 export type Permission = keyof typeof PERMISSIONS;

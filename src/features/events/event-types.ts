@@ -32,6 +32,8 @@ export const EVENT_TYPES = {
   'report.failed': 'A PDF report could not be rendered. `data` is the report, with `error`.',
   'share_link.created': 'A share link was made: a public page of chosen photos or a report. `data` is the share link, with `id` and `url`.',
   'share_link.revoked': 'A share link was turned off (its page answers 410 from then on). `data` is the share link, with `revoked_at` and `revoked_by`.',
+  'export.finished': 'A ZIP export of photos is ready. `data` is the export, with `id`, `url` (signed, for 24 h at least), `photo_count` and `byte_size`.',
+  'export.failed': 'A ZIP export could not be written (an original missing from storage, or the last retry of any other error). `data` is the export, with `error`.',
   'tag.created': 'A tag was created. `data` is the tag.',
   'tag.updated': 'A tag was renamed or recoloured. `data` is the tag. The projects and photos carrying it get a new `updated_at` but no event of their own.',
   'tag.deleted': 'A tag was deleted, which removed it from every project and photo. `data` is the tag as it was. Those projects and photos get a new `updated_at` but no event of their own.',

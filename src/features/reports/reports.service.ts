@@ -29,7 +29,6 @@ const RENDER_ATTEMPTS = 3;
  */
 export class ReportsService {
   private readonly reports = new ReportsRepository();
-  private readonly content = new ReportContentRepository();
   private readonly access = new ProjectAccess();
   private readonly garbage: BlobGarbage;
   private readonly sign: SignReport;
@@ -44,16 +43,7 @@ export class ReportsService {
     const selection = selectionOf(input);
     const row = await this.db.transaction().execute(async (tx) => {
       const project = await this.access.requireProject(tx, actor, projectId, 'contribute', 'share');
-      const outside = await this.content.photosOutside(tx, project.id, selection.photo_ids ?? []);
-      if (outside.length > 0) {
-        unprocessable('photo_not_in_project', `Photo "${outside[0]}" is not a photo of project ${project.id}${outside.length > 1 ? ` (nor are ${outside.length - 1} more)` : ''}.`,
-          outside.slice(0, 20).map((id) => ({ path: `body.photo_ids[${selection.photo_ids!.indexOf(id)}]`, message: `${id} is not a photo of this project` })));
-      }
-      const unknown = await this.content.unknownTags(tx, actor.workspaceId, selection.tag_ids ?? []);
-      if (unknown.length > 0) {
-        unprocessable('tag_not_found', `No tag "${unknown[0]}" in this workspace.`,
-          unknown.slice(0, 20).map((id) => ({ path: `body.tag_ids[${selection.tag_ids!.indexOf(id)}]`, message: 'names no tag of the workspace' })));
-      }
+      await assertSelectable(tx, actor.workspaceId, project.id, selection);
       const now = new Date();
       const inserted = await this.reports.insert(tx, {
         id: newId('report'),
@@ -136,7 +126,26 @@ function optionsOf(input: ReportCreateInput['options'] = {}): ReportOptions {
   };
 }
 
-function selectionOf(input: ReportCreateInput): ReportSelection {
+/**
+ * 422 `photo_not_in_project` unless every `photo_ids` entry is a photo of the project, and
+ * `tag_not_found` unless every `tag_ids` entry is a tag of the workspace (reports and exports alike).
+ */
+export async function assertSelectable(db: Executor, workspaceId: string, projectId: string, selection: ReportSelection): Promise<void> {
+  const content = new ReportContentRepository();
+  const outside = await content.photosOutside(db, projectId, selection.photo_ids ?? []);
+  if (outside.length > 0) {
+    unprocessable('photo_not_in_project', `Photo "${outside[0]}" is not a photo of project ${projectId}${outside.length > 1 ? ` (nor are ${outside.length - 1} more)` : ''}.`,
+      outside.slice(0, 20).map((id) => ({ path: `body.photo_ids[${selection.photo_ids!.indexOf(id)}]`, message: `${id} is not a photo of this project` })));
+  }
+  const unknown = await content.unknownTags(db, workspaceId, selection.tag_ids ?? []);
+  if (unknown.length > 0) {
+    unprocessable('tag_not_found', `No tag "${unknown[0]}" in this workspace.`,
+      unknown.slice(0, 20).map((id) => ({ path: `body.tag_ids[${selection.tag_ids!.indexOf(id)}]`, message: 'names no tag of the workspace' })));
+  }
+}
+
+/** The photo filters of a report or export request, checked (RFC 3339, a range that is not empty) and normalized to UTC. */
+export function selectionOf(input: Pick<ReportCreateInput, 'photo_ids' | 'captured_after' | 'captured_before' | 'tag_ids'>): ReportSelection {
   const after = input.captured_after === undefined ? null : parseRfc3339(input.captured_after, 'body.captured_after');
   const before = input.captured_before === undefined ? null : parseRfc3339(input.captured_before, 'body.captured_before');
   if (after && before && after >= before) validationFailed([{ path: 'body.captured_before', message: 'must be later than captured_after' }]);

@@ -44,6 +44,8 @@ export interface LineItem {
 
 type Data = Record<string, unknown>;
 const str = (d: Data, key: string): string | null => (typeof d[key] === 'string' ? d[key] as string : null);
+/** "1 photo", "214 photos", or "photos" when the count is unknown. */
+const count = (d: Data, key: string): string => (typeof d[key] === 'number' ? `${d[key] as number} photo${d[key] === 1 ? '' : 's'}` : 'photos');
 const obj = (d: Data, key: string): Data => (d[key] !== null && typeof d[key] === 'object' ? d[key] as Data : {});
 const quoted = (s: string | null) => (s ? ` “${s}”` : '');
 const enc = encodeURIComponent;
@@ -75,7 +77,7 @@ export function actorOf(e: ActivityEvent): string | null {
     case 'task.completed': return str(d, 'completed_by');
     case 'comment.created': case 'comment.updated': return str(d, 'author_id');
     case 'document.uploaded': return str(d, 'uploaded_by');
-    case 'report.finished': case 'report.failed': return str(d, 'requested_by');
+    case 'report.finished': case 'report.failed': case 'export.finished': case 'export.failed': return str(d, 'requested_by');
     case 'notification.created': return str(d, 'actor_id');
     case 'share_link.created': return str(d, 'created_by');
     case 'share_link.revoked': return str(d, 'revoked_by');
@@ -172,6 +174,11 @@ const PHRASES: Record<string, Maker> = {
   }),
   'share_link.created': (e, c) => ({ text: `${c.who} shared ${sharedWhat(e.data)} by link`, href: projectHref(e) }),
   'share_link.revoked': (e, c) => ({ text: `${c.who} turned off a link that shared ${sharedWhat(e.data)}`, href: projectHref(e) }),
+  // No page of its own in the web app: the activity links to the project.
+  'export.finished': (e, c) => ({ text: `A ZIP of ${count(e.data, 'photo_count')} is ready (asked for by ${c.who})`, href: projectHref(e) }),
+  'export.failed': (e, c) => ({
+    text: `A ZIP export could not be made (asked for by ${c.who})${str(e.data, 'error') ? `: ${str(e.data, 'error')}` : ''}`, href: projectHref(e),
+  }),
   'tag.created': (e, c) => ({ text: `${c.who} created the tag${quoted(str(e.data, 'name'))}`, href: '/projects' }),
   'tag.updated': (e) => ({ text: `The tag${quoted(str(e.data, 'name'))} was changed`, href: '/projects' }),
   'tag.deleted': (e) => ({ text: `The tag${quoted(str(e.data, 'name'))} was deleted`, href: '/projects' }),
