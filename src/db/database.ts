@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { Kysely, PostgresDialect, type Transaction } from 'kysely';
 import { preparingPool } from './prepared.ts';
+import { parseTimestamptz } from './timestamps.ts';
 import type { Database } from './schema.ts';
 
 export type Db = Kysely<Database>;
@@ -10,6 +11,8 @@ export type Executor = Kysely<Database>;
 
 // int8 (counts, sums) as numbers: none of ours come near 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
+// timestamptz as Date, the same Date as pg's parser gives, in a third of the time (db/timestamps.ts).
+pg.types.setTypeParser(pg.types.builtins.TIMESTAMPTZ, parseTimestamptz);
 
 export interface DatabaseHandle {
   db: Db;
