@@ -34,6 +34,8 @@ export function statementName(text: string): string {
 /** One pooled connection as Kysely sees it: its queries named, at most MAX_PER_CONNECTION per connection. */
 class PreparingClient {
   private readonly prepared = new Set<string>();
+  /** Statements whose plan a schema change made invalid (`select *` of a table that gained a column): sent unnamed from then on. */
+  private readonly stale = new Set<string>();
 
   constructor(private readonly client: pg.PoolClient) {}
 
@@ -41,17 +43,25 @@ class PreparingClient {
     if (typeof text !== 'string') return this.client.query(text as never);
     if (values.length === 0) return this.client.query(text, values as unknown[]);
     const name = statementName(text);
+    if (this.stale.has(name)) return this.client.query(text, values as unknown[]);
     if (!this.prepared.has(name)) {
       if (this.prepared.size >= MAX_PER_CONNECTION) return this.client.query(text, values as unknown[]);
       this.prepared.add(name);
     }
-    return this.client.query({ name, text, values: values as unknown[] });
+    return this.client.query({ name, text, values: values as unknown[] }).catch((err: unknown) => {
+      if (isStalePlan(err)) this.stale.add(name);
+      throw err;
+    });
   }
 
   release(): void {
     this.client.release();
   }
 }
+
+/** PostgreSQL's answer to a prepared statement whose result columns a schema change altered (another process migrated). */
+const isStalePlan = (err: unknown) =>
+  (err as { code?: unknown }).code === '0A000' && /cached plan must not change result type/.test((err as Error).message);
 
 /** The pool for Kysely's PostgresDialect, handing out connections whose statements are prepared. */
 export function preparingPool(pool: pg.Pool): PostgresPool {
