@@ -11,7 +11,7 @@ export interface Seeded {
 }
 
 export async function seed(url: string, projects: number): Promise<Seeded> {
-  const handle = openDatabase(url);
+  const handle = openDatabase(url, { statementTimeoutMs: 300_000 }); // a loaded machine may take seconds per insert
   try {
     const ws = await new WorkspacesService(handle.db).provision({ name: 'Bench', adminEmail: 'bench@example.test' });
     const q = (text: string, values: unknown[]) => handle.pool.query(text, values);
