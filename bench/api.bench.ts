@@ -1,22 +1,23 @@
 /**
- * `npm run bench`: the API against its ceiling, in one run on one machine.
+ * `npm run bench`: the API against its bare ceiling, in one run on one machine.
  *
- * Seeds 10,000 projects (with crews and tags) into a fresh database (DATABASE_URL's server, or an embedded one), then
- * runs autocannon (50 connections) against the real API (`jobsite serve` in a child process)
- * and against bench/ceiling-server.ts (bare Fastify + the same pg query), for
- *   GET /v1/projects?limit=50, GET /v1/projects/{id}, POST /v1/projects
- * and prints req/s, p50 and p99 latency and the API/ceiling ratio for each.
+ * Seeds 10,000 projects (with crews and tags), 10,000 photos, tasks and events (bench/seed.ts) into
+ * a fresh database (DATABASE_URL's server, or an embedded one), then runs autocannon (50
+ * connections) against the real API (`jobsite serve` in a child process) and against
+ * bench/ceiling-server.ts (bare Fastify + pg, the minimal query for the same resource), and prints
+ * per endpoint req/s, p50/p99 latency, and CPU µs per request of the server process and of
+ * PostgreSQL (the server's processes, from /proc, when it runs on this machine).
  *
- *   BENCH_SECONDS=10 (per measurement)  BENCH_CONNECTIONS=50
+ *   BENCH_SECONDS=5 (per measurement)  BENCH_CONNECTIONS=50  BENCH_PROJECTS=10000
+ *   BENCH_ONLY=photos (only the endpoints whose name contains it)  BENCH_PROFILE=1 (--cpu-prof the API)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import os from 'node:os';
 import autocannon from 'autocannon';
-import { openDatabase } from '../src/db/database.ts';
-import { cpuMicros, createBenchDatabase, freePort } from './support.ts';
-import { WorkspacesService } from '../src/features/workspaces/workspaces.service.ts';
+import { seed } from './seed.ts';
+import { cpuMicros, createBenchDatabase, freePort, postgresCpuMicros, postgresCpuSpent, postmasterPid } from './support.ts';
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const PROJECTS = Number(process.env.BENCH_PROJECTS ?? 10_000);
 
@@ -35,78 +36,66 @@ async function startChild(args: string[], env: Record<string, string>, port: num
   throw new Error(`${args.join(' ')} did not start`);
 }
 
-interface Measured { rps: number; p50: number; p99: number; errors: number; non2xx: number; cpuUsPerRequest: number }
+interface Target { url: string; method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string }
+interface Measured { rps: number; p50: number; p99: number; failed: number; serverUs: number; postgresUs: number | null }
 
-async function measure(url: string, pid: number, opts: { method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string }): Promise<Measured> {
-  const run = (duration: number) => autocannon({ url, connections: CONNECTIONS, duration, method: opts.method ?? 'GET', headers: opts.headers, body: opts.body });
+async function measure(target: Target, serverPid: number, postmaster: number | null): Promise<Measured> {
+  const run = (duration: number) => autocannon({ url: target.url, connections: CONNECTIONS, duration, method: target.method ?? 'GET', headers: target.headers, body: target.body });
   await run(2); // warm-up: JIT, pool, caches
-  const cpuBefore = await cpuMicros(pid);
+  const serverBefore = await cpuMicros(serverPid);
+  const postgresBefore = postmaster ? await postgresCpuMicros(postmaster) : null;
   const r = await run(SECONDS);
-  const cpu = await cpuMicros(pid) - cpuBefore;
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx, cpuUsPerRequest: cpu / Math.max(1, r.requests.total) };
+  const serverUs = await cpuMicros(serverPid) - serverBefore;
+  const postgresUs = postmaster && postgresBefore ? postgresCpuSpent(postgresBefore, await postgresCpuMicros(postmaster)) : null;
+  const total = Math.max(1, r.requests.total);
+  return {
+    rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, failed: r.errors + r.timeouts + r.non2xx,
+    serverUs: serverUs / total, postgresUs: postgresUs === null ? null : postgresUs / total,
+  };
 }
+
+const cpu = (m: Measured) => `${m.serverUs.toFixed(0)} / ${m.postgresUs === null ? '–' : m.postgresUs.toFixed(0)}`;
+const totalCpu = (m: Measured) => m.serverUs + (m.postgresUs ?? 0);
 
 async function main() {
   const database = await createBenchDatabase();
   const { url } = database;
   const children: ChildProcess[] = [];
   try {
-    const handle = openDatabase(url);
-    const ws = await new WorkspacesService(handle.db).provision({ name: 'Bench', adminEmail: 'bench@example.test' });
-    // 10,000 projects, each with an address and one or two crew members: the list aggregates member_ids.
-    const crew = [ws.admin.id];
-    for (let i = 0; i < 4; i++) {
-      const id = `usr_bench${i}`.padEnd(30, '0');
-      await handle.pool.query(`insert into users (id, workspace_id, email, handle, role) values ($1, $2, $3, $4, 'standard')`, [id, ws.workspace.id, `crew${i}@example.test`, `crew${i}`]);
-      crew.push(id);
-    }
-    await handle.pool.query(`
-      insert into projects (id, workspace_id, name, street_address_1, city, state, postal_code, country, lat, lon, created_by, created_at, updated_at)
-      select 'prj_' || lpad(to_hex(g), 26, '0'), $1, 'Project ' || g, g || ' Main Street', 'Springfield', 'IL', '62701', 'US',
-             39.78 + g / 100000.0, -89.65 + g / 100000.0, $2, now() - (g || ' seconds')::interval, now() - (g || ' seconds')::interval
-      from generate_series(1, $3) g`, [ws.workspace.id, ws.admin.id, PROJECTS]);
-    await handle.pool.query(`
-      insert into project_members (project_id, user_id, workspace_id)
-      select p.id, ($2::text[])[1 + (abs(hashtext(p.id)) % 5)], $1 from projects p where p.workspace_id = $1
-      union
-      select p.id, ($2::text[])[1 + (abs(hashtext(p.id || 'x')) % 5)], $1 from projects p where p.workspace_id = $1`, [ws.workspace.id, crew]);
-    // 20 tags; two thirds of the projects carry one or two: the list aggregates their tags too.
-    await handle.pool.query(`
-      insert into tags (id, workspace_id, name, color)
-      select 'tag_bench' || lpad(g::text, 21, '0'), $1, 'Tag ' || g, '#' || lpad(to_hex(g * 40000), 6, '0') from generate_series(1, 20) g`, [ws.workspace.id]);
-    await handle.pool.query(`
-      insert into project_tags (project_id, tag_id, workspace_id)
-      select p.id, 'tag_bench' || lpad((1 + abs(hashtext(p.id)) % 20)::text, 21, '0'), $1 from projects p where p.workspace_id = $1 and abs(hashtext(p.id || 't')) % 3 > 0
-      union
-      select p.id, 'tag_bench' || lpad((1 + abs(hashtext(p.id || 'y')) % 20)::text, 21, '0'), $1 from projects p where p.workspace_id = $1 and abs(hashtext(p.id || 't')) % 3 = 2`, [ws.workspace.id]);
-    await handle.pool.query('analyze');
-    const { rows: [sample] } = await handle.pool.query(`select id from projects where workspace_id = $1 order by id desc offset 25 limit 1`, [ws.workspace.id]);
-    await handle.close();
-
+    const s = await seed(url, PROJECTS);
+    const postmaster = await postmasterPid(url);
     const apiPort = await freePort();
     const ceilingPort = await freePort();
     const apiServer = await startChild(['src/main.ts', 'serve'], { DATABASE_URL: url, LOG_LEVEL: 'warn', JOBSITE_RATE_LIMIT: '100000000' }, apiPort);
-    const ceilingServer = await startChild(['bench/ceiling-server.ts'], { DATABASE_URL: url, BENCH_WORKSPACE_ID: ws.workspace.id, BENCH_USER_ID: ws.admin.id }, ceilingPort);
+    const ceilingServer = await startChild(['bench/ceiling-server.ts'], { DATABASE_URL: url, BENCH_WORKSPACE_ID: s.workspaceId, BENCH_USER_ID: s.adminId }, ceilingPort);
     children.push(apiServer, ceilingServer);
-    const auth = { authorization: `Bearer ${ws.api_key.key}` };
+    const api = (path: string, extra: Omit<Target, 'url'> = {}): Target =>
+      ({ url: `http://127.0.0.1:${apiPort}${path}`, ...extra, headers: { authorization: `Bearer ${s.apiKey}`, ...extra.headers } });
+    const bare = (path: string, extra: Omit<Target, 'url'> = {}): Target => ({ url: `http://127.0.0.1:${ceilingPort}${path}`, ...extra });
     const json = { 'content-type': 'application/json' };
-    const body = JSON.stringify({ name: 'Bench project', address: { city: 'Springfield' } });
-    const ceilingBody = JSON.stringify({ name: 'Bench project', city: 'Springfield' });
 
     const cases = [
-      { name: 'GET /v1/projects?limit=50', api: { url: `http://127.0.0.1:${apiPort}/v1/projects?limit=50`, headers: auth }, ceiling: { url: `http://127.0.0.1:${ceilingPort}/projects` } },
-      { name: 'GET /v1/projects/{id}', api: { url: `http://127.0.0.1:${apiPort}/v1/projects/${sample.id}`, headers: auth }, ceiling: { url: `http://127.0.0.1:${ceilingPort}/projects/${sample.id}` } },
-      { name: 'POST /v1/projects', api: { url: `http://127.0.0.1:${apiPort}/v1/projects`, method: 'POST' as const, headers: { ...auth, ...json }, body }, ceiling: { url: `http://127.0.0.1:${ceilingPort}/projects`, method: 'POST' as const, headers: json, body: ceilingBody } },
+      { name: 'GET /v1/projects/{id}', api: api(`/v1/projects/${s.sampleProjectId}`), bare: bare(`/projects/${s.sampleProjectId}`) },
+      { name: 'GET /v1/projects?limit=50', api: api('/v1/projects?limit=50'), bare: bare('/projects') },
+      {
+        name: 'POST /v1/projects',
+        api: api('/v1/projects', { method: 'POST', headers: json, body: JSON.stringify({ name: 'Bench project', address: { city: 'Springfield' } }) }),
+        bare: bare('/projects', { method: 'POST', headers: json, body: JSON.stringify({ name: 'Bench project', city: 'Springfield' }) }),
+      },
+      { name: 'GET /v1/photos?limit=50', api: api('/v1/photos?limit=50'), bare: bare('/photos') },
+      { name: 'GET /v1/tasks?limit=50', api: api('/v1/tasks?limit=50'), bare: bare('/tasks') },
+      { name: 'GET /v1/events?limit=50', api: api('/v1/events?limit=50'), bare: bare('/events') },
     ];
-    console.log(`\nJobsite API vs ceiling — ${PROJECTS} projects, ${CONNECTIONS} connections, ${SECONDS} s each, node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model}\n`);
-    console.log('| endpoint | API req/s | API p50 / p99 ms | ceiling req/s | ceiling p50 / p99 ms | API / ceiling | server CPU µs/req: API / ceiling |');
-    console.log('|---|---:|---:|---:|---:|---:|---:|');
+    console.log(`\nJobsite API vs bare ceiling — ${PROJECTS} projects, ${CONNECTIONS} connections, ${SECONDS} s each, node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model}, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
+    console.log('| endpoint | API req/s | bare req/s | req/s ratio | API p50 / p99 ms | bare p50 / p99 ms | CPU µs/req API: process / PG | bare: process / PG | CPU ratio (bare / API) |');
+    console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
     for (const c of cases.filter((x) => !process.env.BENCH_ONLY || x.name.includes(process.env.BENCH_ONLY))) {
-      const ceiling = await measure(c.ceiling.url, ceilingServer.pid!, c.ceiling);
-      const api = await measure(c.api.url, apiServer.pid!, c.api);
-      const bad = api.errors + api.non2xx + ceiling.errors + ceiling.non2xx;
-      console.log(`| ${c.name} | ${api.rps.toFixed(0)} | ${api.p50} / ${api.p99} | ${ceiling.rps.toFixed(0)} | ${ceiling.p50} / ${ceiling.p99} | ${(100 * api.rps / ceiling.rps).toFixed(0)} %${bad ? ` (${bad} failed requests!)` : ''} | ${api.cpuUsPerRequest.toFixed(0)} / ${ceiling.cpuUsPerRequest.toFixed(0)} |`);
+      const b = await measure(c.bare, ceilingServer.pid!, postmaster);
+      const a = await measure(c.api, apiServer.pid!, postmaster);
+      const failed = a.failed + b.failed;
+      console.log(`| ${c.name} | ${a.rps.toFixed(0)} | ${b.rps.toFixed(0)} | **${(a.rps / b.rps).toFixed(2)}**${failed ? ` (${failed} failed requests!)` : ''} | ${a.p50} / ${a.p99} | ${b.p50} / ${b.p99} | ${cpu(a)} | ${cpu(b)} | **${(totalCpu(b) / totalCpu(a)).toFixed(2)}** |`);
     }
+    console.log(`\nload after: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   } finally {
     for (const child of children) child.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 500));

@@ -57,3 +57,48 @@ export async function cpuMicros(pid: number): Promise<number> {
   const fields = (await fs.readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10_000;
 }
+
+/** Process ids of the PostgreSQL server's processes (the postmaster's children: backends, WAL writer, …), or null when it is not on this machine. */
+export async function postgresPids(postmasterPid: number): Promise<number[]> {
+  const pids: number[] = [];
+  for (const entry of await fs.readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await fs.readFile(`/proc/${entry}/stat`, 'utf8').catch(() => null);
+    if (stat && Number(stat.split(') ')[1]!.split(' ')[1]) === postmasterPid) pids.push(Number(entry));
+  }
+  return pids;
+}
+
+/**
+ * CPU time PostgreSQL has used so far, in microseconds: the sum over the postmaster's children
+ * (every backend, and the WAL writer and checkpointer a write makes work). A backend that exits
+ * during a measurement takes its time with it; the pools keep theirs open throughout.
+ */
+export async function postgresCpuMicros(postmasterPid: number): Promise<Map<number, number>> {
+  const times = new Map<number, number>();
+  for (const pid of await postgresPids(postmasterPid)) {
+    const micros = await cpuMicros(pid).catch(() => null);
+    if (micros !== null) times.set(pid, micros);
+  }
+  return times;
+}
+
+/** CPU PostgreSQL spent between two readings of postgresCpuMicros (a backend started in between counts whole). */
+export function postgresCpuSpent(before: Map<number, number>, after: Map<number, number>): number {
+  let sum = 0;
+  for (const [pid, micros] of after) sum += micros - (before.get(pid) ?? 0);
+  return sum;
+}
+
+/** The postmaster's pid, when the server at `url` runs on this machine (its backend's parent), else null. */
+export async function postmasterPid(url: string): Promise<number | null> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows: [row] } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
+    const stat = await fs.readFile(`/proc/${row!.pid}/stat`, 'utf8').catch(() => null);
+    return stat ? Number(stat.split(') ')[1]!.split(' ')[1]) : null;
+  } finally {
+    await client.end();
+  }
+}

@@ -7,6 +7,12 @@ export interface Config {
   port: number;
   host: string;
   databaseUrl: string | null;
+  /**
+   * JOBSITE_DATABASE_PREPARE (`on`, the default, or `off`): the API's statements as prepared
+   * statements (db/prepared.ts). Off for a pooler that cannot keep them: PgBouncer in transaction
+   * mode before 1.21, or with max_prepared_statements = 0 (docs/operations.md).
+   */
+  databasePrepare: boolean;
   dataDir: string;
   publicUrl: string;
   storage: StorageConfig;
@@ -147,6 +153,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }
   }
 
+  const prepareSetting = env.JOBSITE_DATABASE_PREPARE || 'on';
+  if (prepareSetting !== 'on' && prepareSetting !== 'off') problems.push(`JOBSITE_DATABASE_PREPARE must be "on" or "off" (got "${prepareSetting}")`);
+  const databasePrepare = prepareSetting !== 'off';
+
   const dataDir = path.resolve(env.JOBSITE_DATA_DIR || './data');
 
   let publicUrl = env.JOBSITE_PUBLIC_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
@@ -202,7 +212,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
   if (problems.length) throw new ConfigError(problems);
   return Object.freeze({
-    port, host, databaseUrl, dataDir, publicUrl, storage, urlSigningSecret, webhookAllowPrivate, webhookLeaseSeconds, webhookEndpointsPerWorkspace,
+    port, host, databaseUrl, databasePrepare, dataDir, publicUrl, storage, urlSigningSecret, webhookAllowPrivate, webhookLeaseSeconds, webhookEndpointsPerWorkspace,
     rateLimitPerMinute, signInFailures: Object.freeze(signInFailures), shutdownTimeoutSeconds, logLevel, logFormat, media: Object.freeze(media),
     developerProgram: Object.freeze(developerProgram), mapTiles,
   });

@@ -196,7 +196,7 @@ async function startUp(role: Role, config: Config, log: Logger, closing: () => b
     if (closing()) return true;
     const applied = await migrateAll(location.url);
     if (applied.length) log.info(`Applied migrations: ${applied.join(', ')}`);
-    const handle = openDatabase(location.url, { max: 20 });
+    const handle = openDatabase(location.url, { max: 20, prepare: config.databasePrepare });
     started.handle(handle);
     // One view of the database per process, shared by the API, the worker and the dispatcher:
     // an outage is one warning when it starts and one line when it ends (db/availability.ts).
@@ -228,7 +228,7 @@ async function startUp(role: Role, config: Config, log: Logger, closing: () => b
       // Jobs get a pool of their own: their statements (a report's query, a purge) may run for
       // minutes, longer than the API's statement timeout allows.
       const concurrency = config.media.workerConcurrency;
-      const jobsHandle = openDatabase(location.url, { max: concurrency + 2, applicationName: 'jobsite-jobs', statementTimeoutMs: 10 * 60_000 });
+      const jobsHandle = openDatabase(location.url, { max: concurrency + 2, applicationName: 'jobsite-jobs', statementTimeoutMs: 10 * 60_000, prepare: config.databasePrepare });
       started.jobsHandle(jobsHandle);
       const storage = new Availability({ name: 'blob store', log, probe: 'checkBucket' in blobs ? () => (blobs as { checkBucket(): Promise<void> }).checkBucket() : undefined });
       started.availability(storage);

@@ -89,6 +89,12 @@ export interface ProjectsTable {
   created_at: Timestamp;
   updated_at: Timestamp;
   archived_at: NullableTimestamp;
+  /** Kept in step by triggers (migration 016), never written by the application: the crew's user ids, sorted. */
+  member_ids: ColumnType<string[], never, never>;
+  /** Likewise: the project's tags as {id, name, color}, sorted by lowercased name (collation "C"), then id. */
+  tags: ColumnType<{ id: string; name: string; color: string }[], never, never>;
+  /** Likewise: the blob key of the cover photo's thumbnail (null without a cover or before it is processed). */
+  cover_thumbnail_key: ColumnType<string | null, never, never>;
 }
 
 export interface ProjectMembersTable {

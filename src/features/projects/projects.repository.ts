@@ -1,26 +1,11 @@
 import { sql, type Expression, type SqlBool, type UpdateObject } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 import type { Database, ProjectStatus } from '../../db/schema.ts';
-import { hasProjectTag, projectTagsOf } from '../tags/tags.repository.ts';
+import { hasProjectTag } from '../tags/tags.repository.ts';
 import { bumpUpdatedAt } from '../users/users.repository.ts';
 import type { UserRow } from '../users/users.views.ts';
 import { ADDRESS_FIELDS } from './projects.schemas.ts';
 import type { ProjectRow } from './projects.views.ts';
-
-/** The crew of the project whose id column is `ref`, as one correlated aggregate (an index-only scan of the member key). */
-const memberIdsOf = (ref: string) =>
-  sql<string[]>`coalesce((select array_agg(m.user_id order by m.user_id) from project_members m where m.project_id = ${sql.ref(ref)}), '{}')`;
-
-/** The blob key of the thumbnail of the cover photo whose id column is `ref` (null without one). */
-const coverKeyOf = (ref: string) =>
-  sql<string | null>`(select cv.variants->'thumbnail'->>'key' from photos cv where cv.id = ${sql.ref(ref)})`;
-
-/** What a ProjectRow adds to the table's columns, computed in the same statement as the row. */
-const derivedColumns = (alias: 'p' | 'projects') => [
-  memberIdsOf(`${alias}.id`).as('member_ids'),
-  projectTagsOf(`${alias}.id`).as('tags'),
-  coverKeyOf(`${alias}.cover_photo_id`).as('cover_thumbnail_key'),
-] as const;
 
 /** Visible to a restricted user: they created it or are on its crew. Kept beside `visibleProjectIds`, its twin. */
 const createdByOrMemberOf = (projectRef: string, creatorRef: string, userId: string): Expression<SqlBool> =>
@@ -48,13 +33,13 @@ export interface ProjectListCriteria {
 
 export class ProjectsRepository {
   get(db: Executor, workspaceId: string, id: string): Promise<ProjectRow | undefined> {
-    return db.selectFrom('projects as p').selectAll('p').select(derivedColumns('p'))
+    return db.selectFrom('projects as p').selectAll('p')
       .where('p.workspace_id', '=', workspaceId).where('p.id', '=', id).executeTakeFirst();
   }
 
   /** The project, locked until the transaction ends, so concurrent writes apply one after the other. */
   getForUpdate(db: Executor, workspaceId: string, id: string): Promise<ProjectRow | undefined> {
-    return db.selectFrom('projects as p').selectAll('p').select(derivedColumns('p'))
+    return db.selectFrom('projects as p').selectAll('p')
       .where('p.workspace_id', '=', workspaceId).where('p.id', '=', id).forUpdate('p').executeTakeFirst();
   }
 
@@ -70,7 +55,7 @@ export class ProjectsRepository {
 
   /** One query per page: filters, visibility, keyset and the crew and tag aggregates together. */
   list(db: Executor, c: ProjectListCriteria): Promise<ProjectRow[]> {
-    let q = db.selectFrom('projects as p').selectAll('p').select(derivedColumns('p'))
+    let q = db.selectFrom('projects as p').selectAll('p')
       .where('p.workspace_id', '=', c.workspaceId);
     if (c.status !== 'all') q = q.where('p.status', '=', c.status);
     if (c.visibleTo !== null) q = q.where(createdByOrMemberOf('p.id', 'p.created_by', c.visibleTo));
@@ -104,7 +89,7 @@ export class ProjectsRepository {
   /** Applies the changes and moves updated_at forward (at least 1 ms). */
   update(db: Executor, id: string, changes: UpdateObject<Database, 'projects'>): Promise<ProjectRow> {
     return db.updateTable('projects').set({ ...changes, updated_at: bumpUpdatedAt }).where('id', '=', id)
-      .returningAll().returning(derivedColumns('projects')).executeTakeFirstOrThrow();
+      .returningAll().executeTakeFirstOrThrow();
   }
 
   /** Archives (stamping archived_at with the database clock, like updated_at) or restores. */

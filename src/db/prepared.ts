@@ -1,0 +1,81 @@
+import crypto from 'node:crypto';
+import type pg from 'pg';
+import type { PostgresCursor, PostgresPool, PostgresPoolClient } from 'kysely';
+
+/**
+ * Kysely's statements as named (prepared) statements: each query shape is parsed and planned
+ * once per connection instead of on every execution, which for our reads is most of what
+ * PostgreSQL spends on them (bench/RESULTS.md, issue 16).
+ *
+ * The name is a hash of the SQL text, so one shape is one name and two shapes never share one.
+ * Only statements with parameters are named: the parameterless ones are BEGIN, COMMIT, SET and
+ * the like, and a raw script of several statements must go through the simple protocol.
+ * A connection keeps at most MAX_PER_CONNECTION statements (shapes with a variable number of
+ * parameters, e.g. `in ($1, $2, …)`, make new ones); past that, new shapes go unnamed as before.
+ * The raw `pool.query` calls (probes, migrations, the job queue) are left as they are.
+ */
+export const MAX_PER_CONNECTION = 500;
+/** Shapes whose names are remembered (text → name), so the hash is computed once per shape. */
+const MAX_NAMES = 2_000;
+
+const names = new Map<string, string>();
+
+/** The statement name of a SQL text: `k` and 20 characters of its SHA-1. */
+export function statementName(text: string): string {
+  let name = names.get(text);
+  if (name === undefined) {
+    name = `k${crypto.createHash('sha1').update(text).digest('base64url').slice(0, 20)}`;
+    if (names.size >= MAX_NAMES) names.delete(names.keys().next().value!);
+    names.set(text, name);
+  }
+  return name;
+}
+
+/** One pooled connection as Kysely sees it: its queries named, at most MAX_PER_CONNECTION per connection. */
+class PreparingClient {
+  private readonly prepared = new Set<string>();
+  /** Statements whose plan a schema change made invalid (`select *` of a table that gained a column): sent unnamed from then on. */
+  private readonly stale = new Set<string>();
+
+  constructor(private readonly client: pg.PoolClient) {}
+
+  query(text: string | PostgresCursor<unknown>, values: readonly unknown[] = []): unknown {
+    if (typeof text !== 'string') return this.client.query(text as never);
+    if (values.length === 0) return this.client.query(text, values as unknown[]);
+    const name = statementName(text);
+    if (this.stale.has(name)) return this.client.query(text, values as unknown[]);
+    if (!this.prepared.has(name)) {
+      if (this.prepared.size >= MAX_PER_CONNECTION) return this.client.query(text, values as unknown[]);
+      this.prepared.add(name);
+    }
+    return this.client.query({ name, text, values: values as unknown[] }).catch((err: unknown) => {
+      if (isStalePlan(err)) this.stale.add(name);
+      throw err;
+    });
+  }
+
+  release(): void {
+    this.client.release();
+  }
+}
+
+/** PostgreSQL's answer to a prepared statement whose result columns a schema change altered (another process migrated). */
+const isStalePlan = (err: unknown) =>
+  (err as { code?: unknown }).code === '0A000' && /cached plan must not change result type/.test((err as Error).message);
+
+/** The pool for Kysely's PostgresDialect, handing out connections whose statements are prepared. */
+export function preparingPool(pool: pg.Pool): PostgresPool {
+  const clients = new WeakMap<pg.PoolClient, PreparingClient>();
+  return {
+    async connect() {
+      const client = await pool.connect();
+      let preparing = clients.get(client);
+      if (!preparing) {
+        preparing = new PreparingClient(client);
+        clients.set(client, preparing);
+      }
+      return preparing as unknown as PostgresPoolClient;
+    },
+    end: () => pool.end(),
+  };
+}
