@@ -34,7 +34,7 @@ const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
  * instead of seven. A match cannot span two parts unless `q` holds a line break; only then is each
  * part checked on its own as well.
  */
-function matchesSearch(text: string): Expression<SqlBool> {
+export function matchesSearch(text: string): Expression<SqlBool> {
   const pattern = `%${escapeLike(text)}%`;
   const column = (name: string) => sql.ref(`p.${name}`);
   const whole = sql<SqlBool>`project_search_text(${column('name')}, ${sql.join(ADDRESS_FIELDS.map(column))}) ilike ${pattern}`;
