@@ -14,7 +14,9 @@
  * Photos and tasks take no `q`, so they are not here.
  *
  *   BENCH_ROWS=1000000  BENCH_REPEAT=30  BENCH_ONLY=<substring of a case name>
- *   BENCH_KEEP=1: keep the database (and print its URL) to EXPLAIN by hand; needs DATABASE_URL.
+ *   BENCH_KEEP=1: keep the database (and print its URL), to EXPLAIN by hand or to reuse; needs DATABASE_URL.
+ *   BENCH_DATABASE=<its URL>: no seeding; apply newer migrations to the kept database (e.g. a
+ *     branch's indexes onto rows seeded by main's schema: before and after on the same rows), then measure.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import os from 'node:os';
@@ -26,6 +28,8 @@ import { TagsRepository, type TagListCriteria } from '../src/features/tags/tags.
 import { WorkspacesService } from '../src/features/workspaces/workspaces.service.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { encodeCursor } from '../src/http/pagination.ts';
+import { migrateAll } from '../src/runtime.ts';
+import { ApiKeysRepository } from '../src/features/api-keys/api-keys.repository.ts';
 import { createBenchDatabase, freePort } from './support.ts';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
@@ -119,50 +123,71 @@ function planSummary(node: Record<string, unknown>): string[] {
 
 interface Case { name: string; path: string; key: string; explain: () => Promise<CompiledQuery> }
 
+interface Fixture { workspaceId: string; adminKey: string; restrictedId: string; restrictedKey: string; seconds: number }
+
+/** Workspaces A and B, their rows, and the restricted user of A, made in SQL. */
+async function seedDatabase(url: string): Promise<Fixture> {
+  const handle = openDatabase(url);
+  const provision = (name: string, email: string) => new WorkspacesService(handle.db).provision({ name, adminEmail: email });
+  const a = await provision('Bench A', 'a@example.test');
+  const b = await provision('Bench B', 'b@example.test');
+  const restrictedId = `usr_${'r'.padEnd(26, '0')}`;
+  await handle.db.insertInto('users').values({ id: restrictedId, workspace_id: a.workspace.id, email: 'restricted@example.test', handle: 'restricted', role: 'restricted' }).execute();
+  const restrictedKey = await new ApiKeysRepository().issue(handle.db, { workspaceId: a.workspace.id, userId: restrictedId, name: 'bench', readOnly: true, createdBy: null });
+  await handle.close();
+  // Seeding takes minutes: a plain client, without the app's statement timeout.
+  const seed = new pg.Client({ connectionString: url });
+  await seed.connect();
+  const started = Date.now();
+  await seed.query(projectsSql('0', 1, ROWS, 83_333), [a.workspace.id, a.admin.id]);
+  await seed.query(projectsSql('1', 5, Math.round(ROWS / 5), 40), [b.workspace.id, b.admin.id]);
+  await seed.query(tagsSql('0', 1, ROWS, 83_333), [a.workspace.id]);
+  await seed.query(tagsSql('1', 5, Math.round(ROWS / 5), 40), [b.workspace.id]);
+  await seed.query(`insert into project_members (project_id, user_id, workspace_id)
+    select id, $2, $1 from projects where workspace_id = $1 and (('x' || substr(id, 23, 8))::bit(32)::int) % 3333 = 0`, [a.workspace.id, restrictedId]);
+  await seed.query('vacuum analyze');
+  await seed.end();
+  return { workspaceId: a.workspace.id, adminKey: a.api_key.key, restrictedId, restrictedKey: restrictedKey.secret, seconds: (Date.now() - started) / 1000 };
+}
+
+/** The fixture of a database an earlier `BENCH_KEEP=1` run seeded, with new keys; newer migrations are applied first. */
+async function reuseDatabase(url: string): Promise<Fixture> {
+  const started = Date.now();
+  await migrateAll(url);
+  const seed = new pg.Client({ connectionString: url });
+  await seed.connect();
+  await seed.query('analyze');
+  await seed.end();
+  const handle = openDatabase(url);
+  const ws = await handle.db.selectFrom('workspaces').select('id').where('name', '=', 'Bench A').executeTakeFirstOrThrow();
+  const adminId = (await handle.db.selectFrom('users').select('id').where('workspace_id', '=', ws.id).where('role', '=', 'admin').executeTakeFirstOrThrow()).id;
+  const restrictedId = `usr_${'r'.padEnd(26, '0')}`;
+  const issue = (userId: string) => new ApiKeysRepository().issue(handle.db, { workspaceId: ws.id, userId, name: 'bench', readOnly: true, createdBy: null });
+  const fixture = { workspaceId: ws.id, adminKey: (await issue(adminId)).secret, restrictedId, restrictedKey: (await issue(restrictedId)).secret, seconds: (Date.now() - started) / 1000 };
+  await handle.close();
+  return fixture;
+}
+
 async function main() {
-  const database = await createBenchDatabase();
+  const reuse = process.env.BENCH_DATABASE;
+  const database = reuse ? { url: reuse, drop: async () => undefined } : await createBenchDatabase();
   const children: ChildProcess[] = [];
   try {
-    const handle = openDatabase(database.url);
-    const provision = (name: string, email: string) => new WorkspacesService(handle.db).provision({ name, adminEmail: email });
-    const a = await provision('Bench A', 'a@example.test');
-    const b = await provision('Bench B', 'b@example.test');
-    await handle.close();
-    // Seeding takes minutes: a plain client, without the app's statement timeout.
-    const seed = new pg.Client({ connectionString: database.url });
-    await seed.connect();
-    const started = Date.now();
-    await seed.query(projectsSql('0', 1, ROWS, 83_333), [a.workspace.id, a.admin.id]);
-    await seed.query(projectsSql('1', 5, Math.round(ROWS / 5), 40), [b.workspace.id, b.admin.id]);
-    await seed.query(tagsSql('0', 1, ROWS, 83_333), [a.workspace.id]);
-    await seed.query(tagsSql('1', 5, Math.round(ROWS / 5), 40), [b.workspace.id]);
-    await seed.query('vacuum analyze');
-    const seeded = (Date.now() - started) / 1000;
-    const { rows: sizes } = await seed.query<{ name: string; size: string }>(`
+    const fixture = reuse ? await reuseDatabase(reuse) : await seedDatabase(database.url);
+    const tuning = new pg.Client({ connectionString: database.url });
+    await tuning.connect();
+    const { rows: sizes } = await tuning.query<{ name: string; size: string }>(`
       select c.relname as name, pg_size_pretty(pg_relation_size(c.oid)) as size from pg_class c
       where c.relname in ('projects', 'tags') or c.oid in (select indexrelid from pg_index where indrelid in ('projects'::regclass, 'tags'::regclass))
       order by pg_relation_size(c.oid) desc`);
-    const version = (await seed.query<{ server_version: string }>('show server_version')).rows[0]!.server_version;
-    await seed.end();
+    const version = (await tuning.query<{ server_version: string }>('show server_version')).rows[0]!.server_version;
 
     const port = await freePort();
     const server = await startServer({ DATABASE_URL: database.url, LOG_LEVEL: 'warn', JOBSITE_RATE_LIMIT: '100000000' }, port);
     children.push(server);
     const base = `http://127.0.0.1:${port}`;
-    const admin = { authorization: `Bearer ${a.api_key.key}` };
-    const post = async (path: string, body: unknown) => {
-      const res = await fetch(base + path, { method: 'POST', headers: { ...admin, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-      if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-      return res.json() as Promise<Record<string, unknown>>;
-    };
-    const restrictedUser = await post('/v1/users', { email: 'restricted@example.test', first_name: 'R', last_name: 'Estricted', role: 'restricted' });
-    const restrictedKey = await post('/v1/api-keys', { name: 'bench', user_id: restrictedUser.id });
-    const tuning = new pg.Client({ connectionString: database.url });
-    await tuning.connect();
-    await tuning.query(`insert into project_members (project_id, user_id, workspace_id)
-      select id, $2, $1 from projects where workspace_id = $1 and (('x' || substr(id, 23, 8))::bit(32)::int) % 3333 = 0`, [a.workspace.id, restrictedUser.id]);
-    await tuning.query('analyze project_members');
-    const restricted = { authorization: `Bearer ${restrictedKey.key as string}` };
+    const admin = { authorization: `Bearer ${fixture.adminKey}` };
+    const restricted = { authorization: `Bearer ${fixture.restrictedKey}` };
 
     // The repository's own SQL, captured as Kysely runs it, for EXPLAIN.
     let captured: CompiledQuery | null = null;
@@ -171,11 +196,11 @@ async function main() {
       log: (e) => { if (e.level === 'query') captured = e.query; },
     });
     const projectsSqlOf = (c: Partial<ProjectListCriteria>) => async () => {
-      await new ProjectsRepository().list(capture, { workspaceId: a.workspace.id, visibleTo: null, status: 'active', sort: 'created_at', after: null, limit: 50, ...c });
+      await new ProjectsRepository().list(capture, { workspaceId: fixture.workspaceId, visibleTo: null, status: 'active', sort: 'created_at', after: null, limit: 50, ...c });
       return captured!;
     };
     const tagsSqlOf = (c: Partial<TagListCriteria>) => async () => {
-      await new TagsRepository().list(capture, { workspaceId: a.workspace.id, sort: 'name', after: null, limit: 50, ...c });
+      await new TagsRepository().list(capture, { workspaceId: fixture.workspaceId, sort: 'name', after: null, limit: 50, ...c });
       return captured!;
     };
     const deepId = `prj_${(Math.round(ROWS / 2)).toString(16).padStart(25, '0')}0`;
@@ -197,9 +222,9 @@ async function main() {
       ...searches.slice(0, 4).map(([what, text]) => projectCase(`projects q=${text} (${what}), deep page`, { q: text, cursor: deep }, { q: text, after: { id: deepId, updatedAt: null } })),
       projectCase('projects q=portland sort=updated_at', { q: 'portland', sort: 'updated_at' }, { q: 'portland', sort: 'updated_at' }),
       projectCase('projects q=quillfeather status=all', { q: 'quillfeather', status: 'all' }, { q: 'quillfeather', status: 'all' }),
-      projectCase('projects, restricted user, first page', {}, { visibleTo: restrictedUser.id as string }, 'restricted'),
-      projectCase('projects q=street, restricted user', { q: 'street' }, { q: 'street', visibleTo: restrictedUser.id as string }, 'restricted'),
-      projectCase('projects q=quillfeather, restricted user', { q: 'quillfeather' }, { q: 'quillfeather', visibleTo: restrictedUser.id as string }, 'restricted'),
+      projectCase('projects, restricted user, first page', {}, { visibleTo: fixture.restrictedId }, 'restricted'),
+      projectCase('projects q=street, restricted user', { q: 'street' }, { q: 'street', visibleTo: fixture.restrictedId }, 'restricted'),
+      projectCase('projects q=quillfeather, restricted user', { q: 'quillfeather' }, { q: 'quillfeather', visibleTo: fixture.restrictedId }, 'restricted'),
       { name: 'tags, first page (by name)', key: 'admin', path: '/v1/tags', explain: tagsSqlOf({}) },
       ...[['common word', 'roof'], ['rare word', 'quillfeather'], ['no match', 'xylophone'], ['2 chars', 'ak'], ['digits', '4242']]
         .map(([what, text]) => ({ name: `tags q=${text} (${what})`, key: 'admin', path: `/v1/tags?q=${q(text!)}`, explain: tagsSqlOf({ q: text }) })),
@@ -207,7 +232,7 @@ async function main() {
 
     const load = os.loadavg().map((x) => x.toFixed(1)).join(' ');
     console.log(`\nSearch at ${ROWS.toLocaleString('en')} rows — PostgreSQL ${version}, node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model}, load ${load}`);
-    console.log(`Seeded in ${seeded.toFixed(0)} s; sizes: ${sizes.map((s) => `${s.name} ${s.size}`).join(', ')}\n`);
+    console.log(`${reuse ? 'Migrated and analyzed' : 'Seeded'} in ${fixture.seconds.toFixed(0)} s; sizes: ${sizes.map((s) => `${s.name} ${s.size}`).join(', ')}\n`);
     console.log('| case | rows | HTTP median / p95 ms | EXPLAIN ANALYZE ms | plan |');
     console.log('|---|---:|---:|---:|---|');
     for (const c of cases.filter((x) => x.name.includes(ONLY))) {

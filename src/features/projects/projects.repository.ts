@@ -1,5 +1,6 @@
 import { sql, type Expression, type SqlBool, type UpdateObject } from 'kysely';
 import type { Executor } from '../../db/database.ts';
+import { escapeLike, substringMatch } from '../../db/substring-match.ts';
 import type { Database, ProjectStatus } from '../../db/schema.ts';
 import { hasProjectTag, projectTagsOf } from '../tags/tags.repository.ts';
 import { bumpUpdatedAt } from '../users/users.repository.ts';
@@ -26,19 +27,17 @@ const derivedColumns = (alias: 'p' | 'projects') => [
 const createdByOrMemberOf = (projectRef: string, creatorRef: string, userId: string): Expression<SqlBool> =>
   sql<SqlBool>`(${sql.ref(creatorRef)} = ${userId} or exists (select 1 from project_members vm where vm.project_id = ${sql.ref(projectRef)} and vm.user_id = ${userId}))`;
 
-const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
-
 /**
  * `q` as a case-insensitive substring of the name or an address part. The parts are matched as one
  * text, a line each (project_search_text, indexed by trigrams in 017_search.sql): one index probe
  * instead of seven. A match cannot span two parts unless `q` holds a line break; only then is each
  * part checked on its own as well.
  */
-export function matchesSearch(text: string): Expression<SqlBool> {
-  const pattern = `%${escapeLike(text)}%`;
+export function matchesSearch(q: string): Expression<SqlBool> {
   const column = (name: string) => sql.ref(`p.${name}`);
-  const whole = sql<SqlBool>`project_search_text(${column('name')}, ${sql.join(ADDRESS_FIELDS.map(column))}) ilike ${pattern}`;
-  if (!text.includes('\n')) return whole;
+  const whole = substringMatch(sql<string>`project_search_text(${column('name')}, ${sql.join(ADDRESS_FIELDS.map(column))})`, q);
+  if (!q.includes('\n')) return whole;
+  const pattern = `%${escapeLike(q)}%`;
   const parts = [sql<SqlBool>`${column('name')} ilike ${pattern}`, ...ADDRESS_FIELDS.map((f) => sql<SqlBool>`${column(f)} ilike ${pattern}`)];
   return sql<SqlBool>`(${whole} and (${sql.join(parts, sql` or `)}))`;
 }

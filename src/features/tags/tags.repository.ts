@@ -1,5 +1,6 @@
 import { sql, type SqlBool, type UpdateObject } from 'kysely';
 import type { Executor } from '../../db/database.ts';
+import { substringMatch } from '../../db/substring-match.ts';
 import type { Database } from '../../db/schema.ts';
 import { bumpUpdatedAt } from '../users/users.repository.ts';
 import type { TagRow, TagSummary } from './tags.views.ts';
@@ -37,8 +38,6 @@ export interface TagListCriteria {
   limit: number;
 }
 
-const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
-
 /**
  * Tags and their links to projects and photos. Lock order, kept by every caller so that no two
  * writers deadlock: the tag row first (key-share to apply it, update to rename or delete it),
@@ -74,7 +73,7 @@ export class TagsRepository {
   list(db: Executor, c: TagListCriteria): Promise<(TagRow & { name_key: string })[]> {
     let q = db.selectFrom('tags as t').selectAll('t').select(sql<string>`lower(t.name)`.as('name_key'))
       .where('t.workspace_id', '=', c.workspaceId);
-    if (c.q !== undefined && c.q !== '') q = q.where('t.name', 'ilike', `%${escapeLike(c.q)}%`);
+    if (c.q !== undefined && c.q !== '') q = q.where(substringMatch(sql<string>`t.name`, c.q));
     if (c.sort === 'name') {
       if (c.after) q = q.where(sql<SqlBool>`(${nameKey}, t.id) > (${c.after.nameKey}, ${c.after.id})`);
       q = q.orderBy(nameKey).orderBy('t.id');
