@@ -239,27 +239,34 @@ async function main() {
       const headers = c.key === 'admin' ? admin : restricted;
       const times: number[] = [];
       let count = 0;
+      const failures = new Set<string>();
       for (let i = 0; i < REPEAT + 3; i++) {
         const t0 = performance.now();
         const res = await fetch(base + c.path, { headers });
-        const body = await res.json() as { data?: unknown[] };
-        if (!res.ok) throw new Error(`${c.path}: ${res.status} ${JSON.stringify(body)}`);
-        if (i >= 3) times.push(performance.now() - t0);
+        const body = await res.json() as { data?: unknown[]; code?: string };
+        // A failure (main's scans can pass the 4 s statement timeout on a busy machine) is counted with its time.
+        if (!res.ok) failures.add(`${res.status} ${body.code}`);
+        if (i >= 3 || !res.ok) times.push(performance.now() - t0);
         count = body.data?.length ?? 0;
+        // Slow cases (before the indexes) get fewer rounds: 5, or 20 s, is enough to show them.
+        if (times.length >= 5 && times.reduce((x, y) => x + y, 0) > 20_000) break;
       }
       const query = await c.explain();
       const { rows: [row] } = await tuning.query(`explain (analyze, buffers, format json) ${query.sql}`, query.parameters as unknown[]);
       const [plan] = row['QUERY PLAN'] as [{ Plan: Record<string, unknown>; 'Execution Time': number }];
-      console.log(`| ${c.name} | ${count} | ${quantile(times, 0.5).toFixed(1)} / ${quantile(times, 0.95).toFixed(1)} | ${plan['Execution Time'].toFixed(1)} | ${planSummary(plan.Plan).join(' → ')} |`);
+      console.log(`| ${c.name} | ${failures.size ? [...failures].join(', ') : count} | ${quantile(times, 0.5).toFixed(1)} / ${quantile(times, 0.95).toFixed(1)} | ${plan['Execution Time'].toFixed(1)} | ${planSummary(plan.Plan).join(' → ')} |`);
     }
     await tuning.end();
     await capture.destroy();
+  } catch (err) {
+    console.error(err);
+    process.exitCode = 1;
   } finally {
     for (const child of children) child.kill('SIGTERM');
     await sleep(500);
     if (process.env.BENCH_KEEP) {
       console.log(`\nKept ${database.url}`);
-      process.exit(0);
+      process.exit();
     }
     await database.drop();
   }
