@@ -1,5 +1,6 @@
-import { sql, type Expression, type SqlBool, type UpdateObject } from 'kysely';
+import { sql, type Expression, type Selectable, type SelectQueryBuilder, type SqlBool, type UpdateObject } from 'kysely';
 import type { Executor } from '../../db/database.ts';
+import { escapeLike, SEARCH_WINDOW, searchPage, substringMatch } from '../../db/substring-match.ts';
 import type { Database, ProjectStatus } from '../../db/schema.ts';
 import { hasProjectTag } from '../tags/tags.repository.ts';
 import { bumpUpdatedAt } from '../users/users.repository.ts';
@@ -11,7 +12,20 @@ import type { ProjectRow } from './projects.views.ts';
 const createdByOrMemberOf = (projectRef: string, creatorRef: string, userId: string): Expression<SqlBool> =>
   sql<SqlBool>`(${sql.ref(creatorRef)} = ${userId} or exists (select 1 from project_members vm where vm.project_id = ${sql.ref(projectRef)} and vm.user_id = ${userId}))`;
 
-const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+/**
+ * `q` as a case-insensitive substring of the name or an address part. The parts are matched as one
+ * text, a line each (project_search_text, indexed by trigrams in 017_search.sql): one index probe
+ * instead of seven. A match cannot span two parts unless `q` holds a line break; only then is each
+ * part checked on its own as well.
+ */
+export function matchesSearch(q: string, form: 'index' | 'row' = 'index'): Expression<SqlBool> {
+  const column = (name: string) => sql.ref(`p.${name}`);
+  const whole = substringMatch(sql<string>`project_search_text(${column('name')}, ${sql.join(ADDRESS_FIELDS.map(column))})`, q, form);
+  if (!q.includes('\n')) return whole;
+  const pattern = `%${escapeLike(q)}%`;
+  const parts = [sql<SqlBool>`${column('name')} ilike ${pattern}`, ...ADDRESS_FIELDS.map((f) => sql<SqlBool>`${column(f)} ilike ${pattern}`)];
+  return sql<SqlBool>`(${whole} and (${sql.join(parts, sql` or `)}))`;
+}
 
 export type ProjectSortKey = 'created_at' | 'updated_at';
 
@@ -29,6 +43,35 @@ export interface ProjectListCriteria {
   /** The last row of the previous page: its id, and its updated_at when sorting by it. */
   after: { id: string; updatedAt: Date | null } | null;
   limit: number;
+}
+
+type ProjectsQuery<DB, TB extends keyof DB> = SelectQueryBuilder<DB, TB, Selectable<Database['projects']>>;
+
+/** The rows the list's order index holds: the workspace, the status, and those after the keyset. */
+function listed(db: Executor, c: ProjectListCriteria) {
+  let q = db.selectFrom('projects as p').selectAll('p').where('p.workspace_id', '=', c.workspaceId);
+  if (c.status !== 'all') q = q.where('p.status', '=', c.status);
+  if (c.after && c.sort === 'updated_at') q = q.where(sql<SqlBool>`(p.updated_at, p.id) < (${c.after.updatedAt}, ${c.after.id})`);
+  if (c.after && c.sort !== 'updated_at') q = q.where(sql<SqlBool>`p.id < ${c.after.id}`);
+  return q;
+}
+
+/** The other filters (visibility, crew member, changed since, tag), on rows named `p`. */
+function filtered<DB, TB extends keyof DB>(q: ProjectsQuery<DB, TB>, c: ProjectListCriteria): ProjectsQuery<DB, TB> {
+  if (c.visibleTo !== null) q = q.where(createdByOrMemberOf('p.id', 'p.created_by', c.visibleTo));
+  if (c.memberId !== undefined) q = q.where(sql<SqlBool>`exists (select 1 from project_members fm where fm.project_id = p.id and fm.user_id = ${c.memberId})`);
+  if (c.updatedSince !== undefined) q = q.where(sql<SqlBool>`p.updated_at >= ${c.updatedSince}`);
+  if (c.tagId !== undefined) q = q.where(hasProjectTag('p.id', c.tagId));
+  return q;
+}
+
+function inOrder<DB, TB extends keyof DB>(q: ProjectsQuery<DB, TB>, c: ProjectListCriteria): ProjectsQuery<DB, TB> {
+  return c.sort === 'updated_at' ? q.orderBy(sql`p.updated_at desc`).orderBy(sql`p.id desc`) : q.orderBy(sql`p.id desc`);
+}
+
+/** One page (and one row more, to tell whether another follows) of rows named `p`, as ProjectRows. */
+function pageOf<DB, TB extends keyof DB>(q: ProjectsQuery<DB, TB>, c: ProjectListCriteria) {
+  return inOrder(q, c).limit(c.limit + 1) as unknown as { execute(): Promise<ProjectRow[]> };
 }
 
 export class ProjectsRepository {
@@ -55,29 +98,18 @@ export class ProjectsRepository {
 
   /** One query per page: filters, visibility, keyset and the crew and tag aggregates together. */
   list(db: Executor, c: ProjectListCriteria): Promise<ProjectRow[]> {
-    let q = db.selectFrom('projects as p').selectAll('p')
-      .where('p.workspace_id', '=', c.workspaceId);
-    if (c.status !== 'all') q = q.where('p.status', '=', c.status);
-    if (c.visibleTo !== null) q = q.where(createdByOrMemberOf('p.id', 'p.created_by', c.visibleTo));
-    if (c.q !== undefined && c.q !== '') {
-      const pattern = `%${escapeLike(c.q)}%`;
-      q = q.where((eb) => eb.or([eb('p.name', 'ilike', pattern), ...ADDRESS_FIELDS.map((f) => eb(`p.${f}`, 'ilike', pattern))]));
-    }
-    if (c.memberId !== undefined) {
-      const memberId = c.memberId;
-      q = q.where((eb) => eb.exists(eb.selectFrom('project_members as fm').select(sql.lit(1).as('one'))
-        .whereRef('fm.project_id', '=', 'p.id').where('fm.user_id', '=', memberId)));
-    }
-    if (c.updatedSince !== undefined) q = q.where('p.updated_at', '>=', c.updatedSince);
-    if (c.tagId !== undefined) q = q.where(hasProjectTag('p.id', c.tagId));
-    if (c.sort === 'updated_at') {
-      if (c.after) q = q.where(sql<SqlBool>`(p.updated_at, p.id) < (${c.after.updatedAt}, ${c.after.id})`);
-      q = q.orderBy('p.updated_at', 'desc').orderBy('p.id', 'desc');
-    } else {
-      if (c.after) q = q.where('p.id', '<', c.after.id);
-      q = q.orderBy('p.id', 'desc');
-    }
-    return q.limit(c.limit + 1).execute();
+    if (c.q !== undefined && c.q !== '') return this.search(db, c, c.q);
+    return pageOf(filtered(listed(db, c), c), c).execute();
+  }
+
+  /** The projects matching `q`: the two tries of searchPage (the next rows in order, else the trigram index). */
+  private search(db: Executor, c: ProjectListCriteria, q: string): Promise<ProjectRow[]> {
+    const window = inOrder(listed(db, c), c).limit(SEARCH_WINDOW);
+    // offset 0 keeps the subquery whole: all of its matches, then the sort (never a walk in order).
+    const matches = () => filtered(listed(db, c), c).where(matchesSearch(q)).offset(0);
+    return searchPage(c.limit,
+      () => pageOf(filtered(db.selectFrom(window.as('p')).selectAll('p'), c).where(matchesSearch(q, 'row')), c).execute(),
+      () => pageOf(db.selectFrom(matches().as('p')).selectAll('p'), c).execute());
   }
 
   /** The insert of a new project, for the caller to run (e.g. in one statement with its event). */

@@ -1,5 +1,6 @@
 import { sql, type SqlBool, type UpdateObject } from 'kysely';
 import type { Executor } from '../../db/database.ts';
+import { SEARCH_WINDOW, searchPage, substringMatch } from '../../db/substring-match.ts';
 import type { Database } from '../../db/schema.ts';
 import { bumpUpdatedAt } from '../users/users.repository.ts';
 import type { TagRow, TagSummary } from './tags.views.ts';
@@ -37,8 +38,6 @@ export interface TagListCriteria {
   limit: number;
 }
 
-const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
-
 /**
  * Tags and their links to projects and photos. Lock order, kept by every caller so that no two
  * writers deadlock: the tag row first (key-share to apply it, update to rename or delete it),
@@ -71,18 +70,18 @@ export class TagsRepository {
       .where(sql<SqlBool>`lower(name) = lower(${name})`).executeTakeFirst();
   }
 
+  /** A page of tags; with `q`, in the two tries of searchPage (the next rows in order, else the trigram index). */
   list(db: Executor, c: TagListCriteria): Promise<(TagRow & { name_key: string })[]> {
-    let q = db.selectFrom('tags as t').selectAll('t').select(sql<string>`lower(t.name)`.as('name_key'))
-      .where('t.workspace_id', '=', c.workspaceId);
-    if (c.q !== undefined && c.q !== '') q = q.where('t.name', 'ilike', `%${escapeLike(c.q)}%`);
-    if (c.sort === 'name') {
-      if (c.after) q = q.where(sql<SqlBool>`(${nameKey}, t.id) > (${c.after.nameKey}, ${c.after.id})`);
-      q = q.orderBy(nameKey).orderBy('t.id');
-    } else {
-      if (c.after) q = q.where('t.id', '<', c.after.id);
-      q = q.orderBy('t.id', 'desc');
-    }
-    return q.limit(c.limit + 1).execute();
+    let rows = db.selectFrom('tags as t').selectAll('t').where('t.workspace_id', '=', c.workspaceId);
+    if (c.after && c.sort === 'name') rows = rows.where(sql<SqlBool>`(${nameKey}, t.id) > (${c.after.nameKey}, ${c.after.id})`);
+    if (c.after && c.sort !== 'name') rows = rows.where('t.id', '<', c.after.id);
+    const inOrder = <Q extends typeof rows>(q: Q) => (c.sort === 'name' ? q.orderBy(nameKey).orderBy('t.id') : q.orderBy('t.id', 'desc')) as Q;
+    const page = (q: typeof rows) => inOrder(q).select(sql<string>`lower(t.name)`.as('name_key')).limit(c.limit + 1).execute();
+    if (c.q === undefined || c.q === '') return page(rows);
+    const q = c.q;
+    return searchPage(c.limit,
+      () => page(db.selectFrom(inOrder(rows).limit(SEARCH_WINDOW).as('t')).selectAll('t').where(substringMatch(sql<string>`t.name`, q, 'row'))),
+      () => page(db.selectFrom(rows.where(substringMatch(sql<string>`t.name`, q)).offset(0).as('t')).selectAll('t')));
   }
 
   /** The insert of a new tag, for the caller to run in one statement with its event. */

@@ -1,0 +1,133 @@
+/**
+ * What `q` guarantees on GET /v1/projects and GET /v1/tags, whichever plan PostgreSQL picks: a
+ * case-insensitive substring of one part (never across two), `%`, `_` and `\` taken literally,
+ * queries of one or two characters as well as longer ones, visibility and workspace scoping, and
+ * pages that follow the list's order. Plus: the projects' match is one the trigram index answers.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
+import { matchesSearch } from '../src/features/projects/projects.repository.ts';
+import { api, newUser, newWorkspace, startTestApp, type TestContext, type TestUser, type TestWorkspace } from './helpers.ts';
+
+describe('q= search', () => {
+  let t: TestContext;
+  let ws: TestWorkspace;
+  let restricted: TestUser;
+  const made: Record<string, string> = {};
+
+  async function createProject(key: string, name: string, address: Record<string, string> = {}, who: { key: string } = ws.admin) {
+    const res = await api(t, who, 'POST', '/v1/projects', { name, address });
+    assert.equal(res.statusCode, 201, res.body);
+    made[key] = res.json().id;
+  }
+
+  const search = async (q: string, who: { key: string } = ws.admin, extra = '') => {
+    const res = await api(t, who, 'GET', `/v1/projects?q=${encodeURIComponent(q)}${extra}`);
+    assert.equal(res.statusCode, 200, res.body);
+    return res.json().data.map((p: { id: string }) => p.id) as string[];
+  };
+  const named = (...keys: string[]) => keys.map((k) => made[k]!);
+
+  before(async () => {
+    t = await startTestApp();
+    ws = await newWorkspace(t);
+    restricted = await newUser(t, ws, 'restricted');
+    await createProject('barn', 'Oak Barn', { street_address_1: '7 Land Road', city: 'Portland', state: 'OR', postal_code: '97201' });
+    await createProject('lines', 'Two lines', { street_address_1: '12 Elm\nSuite 4', country: 'US' });
+    await createProject('sale', 'Shed 50%_off \\ back');
+    await createProject('upper', 'GRANITE QUARRY', { city: 'Zanesville' });
+    await createProject('mine', 'Restricted shed', {}, restricted);
+    const other = await newWorkspace(t);
+    await createProject('elsewhere', 'Oak Barn elsewhere', { city: 'Portland' }, other.admin);
+  });
+  after(async () => t.close());
+
+  it('matches a substring of the name or of one address part, newest first', async () => {
+    assert.deepEqual(await search('land'), named('barn'), 'in "Land Road" and in "Portland": listed once');
+    assert.deepEqual(await search('97201'), named('barn'));
+    assert.deepEqual(await search('shed'), named('mine', 'sale'));
+    assert.deepEqual(await search('us'), named('lines'));
+  });
+
+  it('never matches across two parts, whatever separates them in the index', async () => {
+    assert.deepEqual(await search('barn 7'), []);
+    assert.deepEqual(await search('barn7'), []);
+    assert.deepEqual(await search('barn\n7'), []);
+    assert.deepEqual(await search('road\nportland'), []);
+    assert.deepEqual(await search('or\n97201'), []);
+    assert.deepEqual(await search('elm\nsuite'), named('lines'), 'a line break inside one part matches');
+  });
+
+  it('ignores ASCII case in the query and in the rows', async () => {
+    assert.deepEqual(await search('PORTLAND'), named('barn'));
+    assert.deepEqual(await search('pOrTlAnD'), named('barn'));
+    assert.deepEqual(await search('granite quarry'), named('upper'));
+    assert.deepEqual(await search('zANES'), named('upper'));
+  });
+
+  it('takes %, _ and \\ literally in queries of any length', async () => {
+    assert.deepEqual(await search('50%_off'), named('sale'));
+    assert.deepEqual(await search('%_o'), named('sale'));
+    assert.deepEqual(await search('\\ b'), named('sale'));
+    assert.deepEqual(await search('\\'), named('sale'));
+    assert.deepEqual(await search('5_%'), []);
+    assert.deepEqual(await search('o_k'), []);
+    assert.deepEqual(await search('%'), named('sale'));
+    assert.deepEqual(await search('_'), named('sale'));
+  });
+
+  it('answers one- and two-character queries like longer ones', async () => {
+    assert.deepEqual(await search('z'), named('upper'));
+    assert.deepEqual(await search('k '), named('barn'));
+    assert.deepEqual(await search('4'), named('lines'));
+    assert.deepEqual(await search('zq'), []);
+    assert.deepEqual(await search('x'), []);
+  });
+
+  it('keeps to the workspace and to what a restricted user may see', async () => {
+    assert.deepEqual(await search('oak barn'), named('barn'), 'not the other workspace\'s');
+    assert.deepEqual(await search('shed', restricted), named('mine'));
+    assert.deepEqual(await search('oak', restricted), []);
+  });
+
+  it('pages through the matches in the list\'s order, with either sort', async () => {
+    const word = 'Pagerword';
+    for (let i = 0; i < 7; i++) await createProject(`page${i}`, `${i % 2 ? word : word.toUpperCase()} ${i}`);
+    await createProject('nearmiss', 'Pagerwo rd');
+    for (const sort of ['created_at', 'updated_at']) {
+      const full = (await api(t, ws.admin, 'GET', `/v1/projects?sort=${sort}&limit=100`)).json().data
+        .filter((p: { name: string }) => p.name.toLowerCase().includes('agerwo')).map((p: { id: string }) => p.id);
+      const seen: string[] = [];
+      let cursor = '';
+      for (let page = 0; page < 10; page++) {
+        const res = await api(t, ws.admin, 'GET', `/v1/projects?q=agerwo&sort=${sort}&limit=3${cursor}`);
+        const body = res.json();
+        seen.push(...body.data.map((p: { id: string }) => p.id));
+        if (!body.has_more) break;
+        cursor = `&cursor=${encodeURIComponent(body.next_cursor)}`;
+      }
+      assert.equal(full.length, 8);
+      assert.deepEqual(seen, full, sort);
+      assert.deepEqual(await search('agerwor', ws.admin, `&sort=${sort}`), full.filter((id: string) => id !== made.nearmiss));
+    }
+  });
+
+  it('is a match the trigram index projects_search answers (017_search.sql)', async () => {
+    const client = new pg.Client({ connectionString: t.url });
+    await client.connect();
+    try {
+      // Without sequential and plain index scans, only a bitmap scan of an index that matches the expression is left.
+      await client.query('set enable_seqscan = off');
+      await client.query('set enable_indexscan = off');
+      for (const q of ['portland', 'a\nb']) {
+        const query = t.db.selectFrom('projects as p').select('p.id').where(matchesSearch(q)).compile();
+        const { rows } = await client.query<{ 'QUERY PLAN': string }>(`explain ${query.sql}`, [...query.parameters]);
+        const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
+        assert.match(plan, /Bitmap Index Scan on projects_search/, plan);
+      }
+    } finally {
+      await client.end();
+    }
+  });
+});
