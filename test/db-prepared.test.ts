@@ -23,11 +23,20 @@ describe('prepared statements', () => {
     await sql`create table shapes (id int primary key, label text)`.execute(handle.db);
     const byId = (id: number) => handle.db.selectFrom('shapes' as never).selectAll().where('id' as never, '=', id as never);
     for (let id = 0; id < 3; id++) await byId(id).execute();
-    const name = statementName(byId(0).compile().sql);
+    const name = statementName(byId(0).compile().sql)!;
     assert.ok((await preparedNames()).includes(name));
     assert.equal((await preparedNames()).filter((n) => n === name).length, 1);
     // A statement without parameters (BEGIN, DDL, scripts) goes unnamed.
-    assert.ok(!(await preparedNames()).includes(statementName('select 1')));
+    assert.ok(!(await preparedNames()).includes(statementName('select 1')!));
+  });
+
+  it('leaves searches (ilike) unnamed: their plan depends on the pattern, so each execution is planned', async () => {
+    await sql`create table labels (id int primary key, label text)`.execute(handle.db);
+    const search = (q: string) => handle.db.selectFrom('labels' as never).selectAll().where('label' as never, 'ilike', `%${q}%` as never);
+    const before = await preparedNames();
+    for (const q of ['oak', 'pine', 'elm', 'ash', 'fir', 'yew', 'bay']) await search(q).execute();
+    assert.equal(statementName(search('oak').compile().sql), null);
+    assert.deepEqual(await preparedNames(), before, 'no statement prepared for the search');
   });
 
   it('after another connection adds a column, fails once with the stale plan, then answers unnamed', async () => {

@@ -13,18 +13,22 @@ import type { PostgresCursor, PostgresPool, PostgresPoolClient } from 'kysely';
  * A connection keeps at most MAX_PER_CONNECTION statements (shapes with a variable number of
  * parameters, e.g. `in ($1, $2, …)`, make new ones); past that, new shapes go unnamed as before.
  * The raw `pool.query` calls (probes, migrations, the job queue) are left as they are.
+ *
+ * Searches (`ilike`) stay unnamed: after five executions PostgreSQL may keep one generic plan
+ * for a prepared statement, and the plan of a search depends on its pattern (a rare word wants
+ * the trigram index, a common one the list's order; docs/decisions.md, "Search").
  */
 export const MAX_PER_CONNECTION = 500;
 /** Shapes whose names are remembered (text → name), so the hash is computed once per shape. */
 const MAX_NAMES = 2_000;
 
-const names = new Map<string, string>();
+const names = new Map<string, string | null>();
 
-/** The statement name of a SQL text: `k` and 20 characters of its SHA-1. */
-export function statementName(text: string): string {
+/** The statement name of a SQL text: `k` and 20 characters of its SHA-1; null for a search, planned on every execution. */
+export function statementName(text: string): string | null {
   let name = names.get(text);
   if (name === undefined) {
-    name = `k${crypto.createHash('sha1').update(text).digest('base64url').slice(0, 20)}`;
+    name = /\bilike\b/i.test(text) ? null : `k${crypto.createHash('sha1').update(text).digest('base64url').slice(0, 20)}`;
     if (names.size >= MAX_NAMES) names.delete(names.keys().next().value!);
     names.set(text, name);
   }
@@ -43,7 +47,7 @@ class PreparingClient {
     if (typeof text !== 'string') return this.client.query(text as never);
     if (values.length === 0) return this.client.query(text, values as unknown[]);
     const name = statementName(text);
-    if (this.stale.has(name)) return this.client.query(text, values as unknown[]);
+    if (name === null || this.stale.has(name)) return this.client.query(text, values as unknown[]);
     if (!this.prepared.has(name)) {
       if (this.prepared.size >= MAX_PER_CONNECTION) return this.client.query(text, values as unknown[]);
       this.prepared.add(name);
