@@ -15,7 +15,7 @@ export interface StreamCriteria {
   userId: string;
   /** Restricted users see only content of projects they created or are on the crew of. */
   restricted: boolean;
-  /** The position after which to read: seq, and the sub-key within that seq's expansion. */
+  /** The position after which to read: seq, and the sub-key within that seq's expansion ('' when all of it was read). */
   after: { seq: number; sub: string };
   /** A full sync's baseline: up to it, only live resources (no tombstones, no visibility changes). */
   baseline: number;
@@ -105,7 +105,8 @@ export class SyncRepository {
           join sync_changes r on r.workspace_id = a.workspace_id and r.project_id = a.id and r.type <> 'access'
          where a.workspace_id = ${c.workspaceId} and a.type = 'access' and a.user_id = ${c.userId}
            and a.seq > ${c.baseline} and a.seq >= ${c.after.seq}
-           and (a.seq, r.type || ':' || r.id) > (${c.after.seq}::bigint, ${c.after.sub}::text)
+           -- an empty sub means all of that seq was served; otherwise resume inside its expansion
+           and (a.seq > ${c.after.seq} or (${c.after.sub}::text <> '' and r.type || ':' || r.id > ${c.after.sub}::text))
            and r.seq is not null and (a.op = 'revoke' or r.seq < a.seq)
            and not (r.op = 'delete' and r.seq <= ${c.delivered})
            and ${scoped('r')}
