@@ -1,5 +1,14 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { StringEnum } from '../../http/schema-types.ts';
+import { Comment } from '../comments/comments.schemas.ts';
+import { Document } from '../documents/documents.schemas.ts';
+import { Photo } from '../photos/photos.schemas.ts';
+import { Project } from '../projects/projects.schemas.ts';
+import { Report } from '../reports/reports.schemas.ts';
+import { Tag } from '../tags/tags.schemas.ts';
+import { Task } from '../tasks/tasks.schemas.ts';
+import { User } from '../users/users.schemas.ts';
+import { Video } from '../videos/videos.schemas.ts';
 
 /** The resources sync carries, by the name `type` and the `types` filter use. */
 export const SYNC_TYPES = ['project', 'photo', 'video', 'task', 'comment', 'document', 'report', 'tag', 'user'] as const;
@@ -32,9 +41,8 @@ export const SyncChange = Type.Object({
   op: StringEnum(['upsert', 'delete'] as const, {
     description: '`upsert`: store `object` under `id` (it is new or changed, or newly visible to you). `delete`: forget `id` (deleted, or no longer visible to you).',
   }),
-  object: Type.Optional(Type.Object({}, {
-    additionalProperties: true,
-    description: 'With `upsert`: the resource as it is now, exactly as its own GET returns it (Project, Photo, Video, Task, Comment, Document, Report, Tag or User). Signed URLs in it expire as usual.',
+  object: Type.Optional(Type.Union([Project, Photo, Video, Task, Comment, Document, Report, Tag, User], {
+    description: 'With `upsert`: the resource as it is now, exactly as its own GET returns it (the schema `type` names). Signed URLs in it expire as usual.',
   })),
 }, { title: 'SyncChange' });
 export type SyncChangeView = Static<typeof SyncChange>;

@@ -8,7 +8,7 @@ import { SyncRepository, type StreamItem } from './sync.repository.ts';
 export const SYNC_RETENTION_DAYS = 30;
 
 /** Reads one resource exactly as its own GET does (with that GET's access check). */
-export type SyncSources = Record<SyncType, (actor: Actor, id: string) => Promise<object>>;
+export type SyncSources = Record<SyncType, (actor: Actor, id: string) => Promise<NonNullable<SyncChangeView['object']>>>;
 
 /**
  * Where a client stands: after (s, k) of the stream; `b`, a full sync's baseline; `d`, the seq up
