@@ -209,6 +209,28 @@ describe('sync: commit order', () => {
     await assertInSync(client);
   });
 
+  it('a change committed but not yet stamped, then locked by an open writer, does not block sync and is not lost', async () => {
+    const ws = await newWorkspace(t);
+    const prj = await project(ws.admin);
+    const id = await task(ws.admin, prj, 'First');
+    const client = new Client(ws.admin);
+    await client.sync();
+    await ok(api(t, ws.admin, 'PATCH', `/v1/tasks/${id}`, { title: 'Second' }));
+    const a = new pg.Client({ connectionString: t.url });
+    await a.connect();
+    try {
+      await a.query('begin');
+      await a.query('update tasks set title = $1 where id = $2', ['Third', id]);
+      // The committed "Second" is skipped for now (its log row is locked by the open writer), not waited for.
+      assert.deepEqual(await client.sync(), []);
+      await a.query('commit');
+      assert.deepEqual((await client.sync()).map((c) => c.object?.title), ['Third']);
+    } finally {
+      await a.end();
+    }
+    await assertInSync(client);
+  });
+
   it('many concurrent writers: a client syncing all along ends in the server\'s state', async () => {
     const ws = await newWorkspace(t);
     const prj = await project(ws.admin);
@@ -296,6 +318,12 @@ describe('sync: visibility', () => {
     const gone = await client.sync();
     assert.deepEqual(gone.map((c) => `${c.op} ${c.type}:${c.id}`).sort(), [`delete project:${doomed}`, `delete task:${t1}`].sort());
     await assertInSync(client);
+
+    // A project she created, deleted by an admin: she is not on its crew, and still told.
+    const own = await project(rita, 'Her own, short-lived');
+    await client.sync();
+    await ok(api(t, ws.admin, 'DELETE', `/v1/projects/${own}`), 204);
+    assert.deepEqual((await client.sync()).map((c) => `${c.op} ${c.type}:${c.id}`), [`delete project:${own}`]);
 
     await ok(api(t, ws.admin, 'PATCH', `/v1/users/${rita.id}`, { role: 'standard' }));
     await client.sync();
