@@ -73,6 +73,8 @@ import { SharePages } from './features/share-links/share-links.public.ts';
 import { sharePageRoutes, shareLinkRoutes } from './features/share-links/share-links.routes.ts';
 import { ShareTokens } from './features/share-links/share-links.tokens.ts';
 import { loadUrlSigningSecret } from './storage/url-signing.repository.ts';
+import { SyncService } from './features/sync/sync.service.ts';
+import { syncRoutes } from './features/sync/sync.routes.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -223,17 +225,34 @@ export async function buildApp({ config, db, logger, loggerInstance, blobs: give
   const files = new FilesService(blobs);
   fileRoutes(app, files);
   photoRoutes(app, photos, new PhotoIntake(blobs, config));
-  tagRoutes(app, new TagsService(db, eventLog), projects, photos);
+  const tags = new TagsService(db, eventLog);
+  tagRoutes(app, tags, projects, photos);
   notificationRoutes(app, new NotificationsService(db));
-  documentRoutes(app, new DocumentsService(db, eventLog, blobs, files, config));
-  reportRoutes(app, new ReportsService(db, blobs, files, config));
+  const documents = new DocumentsService(db, eventLog, blobs, files, config);
+  documentRoutes(app, documents);
+  const reports = new ReportsService(db, blobs, files, config);
+  reportRoutes(app, reports);
+  const videos = new VideosService(db, eventLog, blobs, config);
+  videoRoutes(app, videos, new VideoIntake(blobs, config));
+  const comments = new CommentsService(db, eventLog, new Notifier(eventLog));
+  commentRoutes(app, comments);
+  const tasks = new TasksService(db, eventLog, new Notifier(eventLog));
+  taskRoutes(app, tasks);
   exportRoutes(app, new ExportsService(db, blobs, files, config));
-  videoRoutes(app, new VideosService(db, eventLog, blobs, config), new VideoIntake(blobs, config));
-  commentRoutes(app, new CommentsService(db, eventLog, new Notifier(eventLog)));
-  taskRoutes(app, new TasksService(db, eventLog, new Notifier(eventLog)));
   const shareTokens = new ShareTokens(() => loadUrlSigningSecret(db, config.urlSigningSecret));
   shareLinkRoutes(app, new ShareLinksService(db, eventLog, shareTokens, config.publicUrl));
   sharePageRoutes(app, new SharePages(db, blobs, config), signedImageSources(config));
+  syncRoutes(app, new SyncService(db, {
+    project: (actor, id) => projects.get(actor, id),
+    photo: (actor, id) => photos.get(actor, id),
+    video: (actor, id) => videos.get(actor, id),
+    task: (actor, id) => tasks.get(actor, id),
+    comment: (actor, id) => comments.get(actor, id),
+    document: (actor, id) => documents.get(actor, id),
+    report: (actor, id) => reports.get(actor, id),
+    tag: (actor, id) => tags.get(actor, id),
+    user: (actor, id) => users.get(actor, id),
+  }));
 
   const applicationLimiter = new RateLimiter(db, config.developerProgram.applicationsPerHour, 3600_000, 1_000, 'app');
   developerApplicationRoutes(app, new DeveloperApplicationsService(db, eventLog), applicationLimiter);

@@ -210,6 +210,21 @@ describe('real responses match the OpenAPI document (strict JSON Schema 2020-12)
     await call('get', '/v1/events', '/v1/events?limit=5', ws.admin);
     await call('get', '/v1/event-types', '/v1/event-types', ws.admin);
   });
+
+  it('sync: a full sync of every kind of resource, a delete, and its errors', async () => {
+    const projectId = (await api(t, ws.admin, 'POST', '/v1/projects', { name: 'Sync site' })).json().id;
+    const taskId = (await api(t, ws.admin, 'POST', `/v1/projects/${projectId}/tasks`, { title: 'Gone soon' })).json().id;
+    await api(t, ws.admin, 'POST', `/v1/projects/${projectId}/comments`, { body: 'On site at 7' });
+    const full = await call('get', '/v1/sync', '/v1/sync', ws.admin);
+    const kinds = new Set(full.json().changes.map((c: Json) => c.type));
+    for (const kind of ['project', 'photo', 'task', 'comment', 'tag', 'user']) assert.ok(kinds.has(kind), `the full sync has a ${kind}`);
+    await api(t, ws.admin, 'DELETE', `/v1/tasks/${taskId}`);
+    const next = await call('get', '/v1/sync', `/v1/sync?cursor=${full.json().next_cursor}`, ws.admin);
+    assert.deepEqual(next.json().changes.map((c: Json) => c.op), ['delete']);
+    assert.equal((await call('get', '/v1/sync', '/v1/sync?cursor=bm9wZQ', ws.admin)).statusCode, 400);
+    await t.db.updateTable('sync_heads').set({ horizon: 1_000_000 }).where('workspace_id', '=', ws.id).execute();
+    assert.equal((await call('get', '/v1/sync', `/v1/sync?cursor=${next.json().next_cursor}`, ws.admin)).statusCode, 410);
+  });
 });
 
 describe('the document itself', () => {

@@ -328,6 +328,8 @@ export interface Database {
   share_links: ShareLinksTable;
   share_link_photos: ShareLinkPhotosTable;
   exports: ExportsTable;
+  sync_changes: SyncChangesTable;
+  sync_heads: SyncHeadsTable;
 }
 
 export interface TagsTable {
@@ -505,4 +507,22 @@ export interface ExportsTable {
   created_at: Timestamp;
   updated_at: Timestamp;
   finished_at: NullableTimestamp;
+}
+
+/** One row per resource (its latest change) or per (restricted user, project) access change: 020_sync.sql. */
+export interface SyncChangesTable {
+  workspace_id: string;
+  type: string;
+  id: string;
+  user_id: Generated<string>;
+  project_id: string | null;
+  op: 'upsert' | 'delete' | 'grant' | 'revoke';
+  seq: number | null;
+  changed_at: Timestamp;
+}
+
+export interface SyncHeadsTable {
+  workspace_id: string;
+  last_seq: Generated<number>;
+  horizon: Generated<number>;
 }

@@ -113,6 +113,7 @@ export const ERROR_CODES: Record<string, string> = {
   application_pending: '409: this e-mail address already has a pending developer application.',
   token_expired: '410: the invitation (72 h) or reset link (1 h) has expired, or its user was deactivated; ask for a new one.',
   token_used: '410: the invitation or reset link was already used (each works once).',
+  sync_cursor_expired: '410: the sync cursor is older than the deletes kept (30 days); start again without a cursor (a full sync) and replace what you stored.',
   precondition_failed: '412: the `If-Match` ETag no longer matches the object.',
   payload_too_large: '413: the body is larger than the limit.',
   uri_too_long: '414: a path segment (an id) is longer than any id can be.',

@@ -90,6 +90,7 @@ const isParam = (segment: string) => segment.startsWith('{');
 /** Where the rule below would read badly. */
 const OPERATION_IDS: Record<string, string> = {
   'get /v1/users/me': 'getCurrentUser',
+  'get /v1/sync': 'syncChanges',
   'post /v1/webhooks/{id}/rotate-secret': 'rotateWebhookSecret',
   'post /v1/notifications/{id}/read': 'markNotificationRead',
   'post /v1/notifications/read-all': 'markAllNotificationsRead',

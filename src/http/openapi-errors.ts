@@ -14,7 +14,7 @@ const STATUSES: Record<string, { name: string; title: string; when: string }> = 
   403: { name: 'Forbidden', title: 'Forbidden', when: 'The key or session may not do this (or a cookie write lacks its CSRF token).' },
   404: { name: 'NotFound', title: 'Not found', when: 'No such object in your workspace (another workspace\'s objects answer the same).' },
   409: { name: 'Conflict', title: 'Conflict', when: 'The request conflicts with the current state.' },
-  410: { name: 'Gone', title: 'Gone', when: 'The invitation or reset link was used or has expired.' },
+  410: { name: 'Gone', title: 'Gone', when: 'The invitation or reset link was used or has expired; or a sync cursor is older than the deletes kept.' },
   412: { name: 'PreconditionFailed', title: 'Precondition failed', when: 'The `If-Match` ETag no longer matches: read the object again, then retry.' },
   413: { name: 'ContentTooLarge', title: 'Payload too large', when: 'The body is larger than this endpoint takes (JSON: 1 MB; uploads: the configured limit).' },
   414: { name: 'UriTooLong', title: 'URI too long', when: 'A path segment is longer than any id can be.' },
@@ -45,6 +45,7 @@ const DETAILS: Record<string, string> = {
   rate_limited: 'This API key may make 600 requests a minute; try again in 12 s.',
   invalid_credentials: 'The e-mail address or the password is wrong.',
   sign_in_rate_limited: 'Too many failed sign-ins for this e-mail address; try again in 540 s.',
+  sync_cursor_expired: 'This cursor is from before the oldest delete kept (30 days); sync again without a cursor.',
   internal_error: 'Something went wrong on our side. Quote the request id if you report it.',
   service_unavailable: 'The database is not reachable.',
 };
@@ -132,7 +133,7 @@ export function errorStatusesOf(method: string, path: string, op: Json, authenti
   if (hasParams) statuses.push('404');
   // A report's or an export's download answers 409 until its file is written.
   if (method === 'post' || method === 'patch' || /^\/v1\/(reports|exports)\/\{id\}\/download$/.test(path)) statuses.push('409');
-  if (path.includes('{token}')) statuses.push('410');
+  if (path.includes('{token}') || path === '/v1/sync') statuses.push('410');
   if (honoursIfMatch(method, path)) statuses.push('412');
   if (hasBody) statuses.push('413');
   if (hasParams) statuses.push('414');

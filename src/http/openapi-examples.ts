@@ -9,6 +9,7 @@ import type { Project, ProjectCreate, ProjectPatch } from '../features/projects/
 import type { Report, ReportCreate } from '../features/reports/reports.schemas.ts';
 import type { ShareLink, ShareLinkCreate } from '../features/share-links/share-links.schemas.ts';
 import type { Export, ExportCreate } from '../features/exports/exports.schemas.ts';
+import type { SyncPage } from '../features/sync/sync.schemas.ts';
 import type { Tag } from '../features/tags/tags.schemas.ts';
 import type { Task, TaskCreate, TaskPatch } from '../features/tasks/tasks.schemas.ts';
 import type { User, UserCreated } from '../features/users/users.schemas.ts';
@@ -225,6 +226,16 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
   Event: {
     id: ids.event, event: 'project.updated', project_id: ids.project, workspace_id: ids.workspace, created_at: updated, data: project,
   } satisfies Static<typeof Event>,
+  SyncChange: { seq: 4182, type: 'task', id: ids.task, op: 'upsert', object: task },
+  SyncPage: {
+    changes: [
+      { seq: 4182, type: 'task', id: ids.task, op: 'upsert', object: task },
+      { seq: 4183, type: 'photo', id: ids.photo2, op: 'delete' },
+      { seq: 4185, type: 'project', id: ids.project, op: 'upsert', object: project },
+    ],
+    next_cursor: 'eyJ2IjoxLCJ3Ijoid3NwXzAxamRxNXI4czJ0NHY2dzh4MHkyejRhNmI4IiwicyI6NDE4NSwiayI6IiIsImIiOjAsImQiOjB9',
+    has_more: false,
+  } satisfies Static<typeof SyncPage>,
   Webhook: webhook,
   WebhookWithSecret: { ...webhook, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw4Ts9kV0xZ2M=' } satisfies Static<typeof WebhookWithSecret>,
   WebhookCreate: { url: 'https://crm.example.com/hooks/jobsite', events: ['project.*', 'user.added'], description: 'CRM: projects and new users' },

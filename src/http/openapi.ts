@@ -64,6 +64,7 @@ const TAGS = [
   { name: 'Workspace', description: 'The workspace of the calling key.' },
   { name: 'Webhooks', description: 'Endpoints that receive events, signed; the delivery log, retries and replays. See docs/webhooks.md.' },
   { name: 'Events', description: 'The event log (30 days): what webhooks deliver, to reconcile without them.' },
+  { name: 'Sync', description: 'Offline delta sync for field apps: every change the caller can see, in commit order, deletes included. See docs/sync.md.' },
   { name: 'Webhook events', description: 'What a webhook endpoint receives: one POST per event, signed twice.' },
   { name: 'Developer program', description: 'Integrators apply for API access without a key; the operator approves.' },
 ];

@@ -1,16 +1,19 @@
 import type { TaskList } from 'graphile-worker';
 import { purgeExpiredEvents } from '../features/events/events.service.ts';
+import { purgeExpiredSyncChanges } from '../features/sync/sync.service.ts';
 import { IDEMPOTENCY_TTL_HOURS } from '../http/idempotency.ts';
 import { BlobGarbage } from '../storage/garbage.ts';
 import type { JobDeps } from './job-deps.ts';
 
 /**
  * Housekeeping: hourly, forget idempotency records past their 24 h and old rate-limit windows;
- * daily, delete events past their 30-day retention (their deliveries and attempts cascade); hourly,
+ * daily, delete events past their 30-day retention (their deliveries and attempts cascade) and sync
+ * tombstones past theirs (GET /v1/sync answers older cursors 410); hourly,
  * delete the blobs of deleted photos and videos that the deleting request did not (storage/garbage.ts).
  */
 export const CLEANUP_CRONTAB = '17 * * * * purge_request_records\n' +
   '43 3 * * * purge_expired_events\n' +
+  '51 3 * * * purge_expired_sync_changes\n' +
   `29 * * * * ${BlobGarbage.TASK}\n`;
 
 export function cleanupTasks({ db, blobs }: JobDeps): TaskList {
@@ -30,6 +33,9 @@ export function cleanupTasks({ db, blobs }: JobDeps): TaskList {
     },
     purge_expired_events: async () => {
       await purgeExpiredEvents(db);
+    },
+    purge_expired_sync_changes: async () => {
+      await purgeExpiredSyncChanges(db);
     },
   };
 }
