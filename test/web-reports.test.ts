@@ -41,8 +41,8 @@ describe('photo reports in the web app', { skip: SKIP }, () => {
   const mia = `mia-${stamp}@example.test`;
   let miaId: string;
   let project: Json;
-  const photo: Record<string, Json> = {};
-  const tag: Record<string, Json> = {};
+  const photo = {} as Record<'north' | 'south' | 'roof' | 'slab' | 'gable', Json>;
+  const tag = {} as Record<'Roof' | 'Slab' | 'Old', Json>;
   const call = (method: string, path: string, body?: unknown) => callApi(origin, ws.admin.key, method, path, body);
   const reports = async (projectId = project.id) => (await call('GET', `/v1/projects/${projectId}/reports?limit=100`)).data as Json[];
   const named = async (title: string) => (await reports()).find((r) => r.title === title)!;
@@ -59,7 +59,7 @@ describe('photo reports in the web app', { skip: SKIP }, () => {
     photo.roof = await upload(ws.admin.key, project.id, 'Roof deck', '2026-03-05T15:00:00Z', '#778855');
     photo.slab = await upload(ws.admin.key, project.id, 'Slab pour', '2026-03-06T15:00:00Z', '#995544');
     photo.gable = await upload(ws.admin.key, project.id, 'Gable end', '2026-02-01T15:00:00Z', '#445566');
-    for (const name of ['Roof', 'Slab', 'Old']) tag[name] = await call('POST', '/v1/tags', { name });
+    for (const name of ['Roof', 'Slab', 'Old'] as const) tag[name] = await call('POST', '/v1/tags', { name });
     await call('PUT', `/v1/photos/${photo.roof.id}/tags/${tag.Roof.id}`);
     await call('PUT', `/v1/photos/${photo.slab.id}/tags/${tag.Slab.id}`);
     await call('PUT', `/v1/photos/${photo.north.id}/tags/${tag.Slab.id}`); // tagged, but before the days asked for
@@ -126,6 +126,9 @@ describe('photo reports in the web app', { skip: SKIP }, () => {
     await page.getByRole('status').filter({ hasText: 'The report “Walls, week 10”: Finished.' }).waitFor();
     const done = await named('Walls, week 10');
     assert.equal(done.status, 'finished');
+    // Finished: no more polling (checked at the end of this test, seconds later).
+    const polls: string[] = [];
+    page.on('request', (req) => req.url().endsWith(`/v1/reports/${done.id}`) && polls.push(req.url()));
     assert.equal(done.photo_count, 2);
     assert.match(await row.innerText(), new RegExp(`2 photos · ${done.page_count} pages · \\d+ KB`));
 
@@ -152,6 +155,7 @@ describe('photo reports in the web app', { skip: SKIP }, () => {
     assert.doesNotMatch(pdf.pages.join(' '), /Roof deck/);
     assert.deepEqual(await seriousAxeViolations(page), []);
     await page.screenshot({ path: screenshotPath('web-reports-list-desktop'), fullPage: true });
+    assert.deepEqual(polls, [], 'a finished report is not read again');
     assert.deepEqual(errors, []);
     await context.close();
   });
@@ -165,7 +169,7 @@ describe('photo reports in the web app', { skip: SKIP }, () => {
     const { context, page, errors } = await openPage(browser, origin, VIEWPORTS.desktop, rosa);
     await page.goto(`${origin}/projects/${project.id}?tag=${tag.Roof.id}&from=2026-03-04`);
     await page.getByRole('link', { name: 'Roof deck' }).waitFor();
-    await page.getByRole('link', { name: 'Make a report from this filter' }).click();
+    await page.getByRole('button', { name: 'Make a report from this filter' }).click();
     await page.waitForURL(`${origin}/projects/${project.id}/reports/new?tag=${tag.Roof.id}&from=2026-03-04`);
     const form = page.getByRole('form', { name: 'New report' });
     await form.getByRole('checkbox', { name: 'Roof' }).waitFor();
@@ -283,6 +287,16 @@ describe('photo reports in the web app', { skip: SKIP }, () => {
     await rowOf(page, 'Weekly report 01').waitFor();
     assert.equal(await list.getByRole('listitem').count(), 21);
     assert.equal(await page.getByRole('button', { name: 'Load more reports' }).count(), 0);
+    // They are queued (no job ran): the page reads them again about every second at first…
+    const polls: string[] = [];
+    page.on('request', (req) => /\/v1\/reports\/rep_[0-9a-z]+$/.test(req.url()) && polls.push(req.url()));
+    await page.waitForRequest((req) => /\/v1\/reports\/rep_[0-9a-z]+$/.test(req.url()));
+    // …and not once the section is left (the next round was due within a second or two).
+    await page.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'Photos' }).click();
+    await page.getByRole('heading', { name: 'Photos and videos' }).waitFor();
+    const left = polls.length;
+    await page.waitForTimeout(3000);
+    assert.equal(polls.length, left, 'no report read after leaving the page');
     assert.deepEqual(errors, []);
     await context.close();
   });

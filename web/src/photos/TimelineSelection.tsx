@@ -1,4 +1,4 @@
-import { Link } from 'wouter';
+import { useLocation } from 'wouter';
 import type { TimelineFilters } from './useTimeline.ts';
 
 /** The filters of an address's `?tag=…&from=…&to=…` (the timeline's, and the new report form's). */
@@ -32,11 +32,12 @@ export function TimelineSelection({ projectId, filters, selected, onStart, onCan
   onMakeReport(): void;
 }) {
   const search = filterSearch(filters);
+  const [, navigate] = useLocation();
   if (selected === null) {
     return (
       <div className="timeline-actions">
         <button type="button" className="secondary" onClick={onStart}>Select</button>
-        {search ? <Link href={`/projects/${projectId}/reports/new${search}`}>Make a report from this filter</Link> : null}
+        {search ? <button type="button" className="secondary" onClick={() => navigate(`/projects/${projectId}/reports/new${search}`)}>Make a report from this filter</button> : null}
       </div>
     );
   }
