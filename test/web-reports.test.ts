@@ -88,6 +88,7 @@ describe('photo reports in the web app', { skip: SKIP }, () => {
     await selection.getByRole('status').filter({ hasText: '2 photos selected' }).waitFor();
     assert.equal(await page.getByRole('checkbox', { name: 'South wall' }).isChecked(), true);
     assert.deepEqual(await seriousAxeViolations(page), []);
+    await page.evaluate(() => window.scrollTo(0, 0)); // the selection bar in its place, not where the last scroll left it
     await page.screenshot({ path: screenshotPath('web-reports-select-desktop'), fullPage: true });
 
     await selection.getByRole('button', { name: 'Make a report' }).click();
