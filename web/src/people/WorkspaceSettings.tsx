@@ -1,30 +1,10 @@
 import { useCallback, useEffect, useId, useMemo, useState, type FormEvent } from 'react';
 import { ApiProblem } from '../api.ts';
 import { ErrorMessage } from '../ErrorMessage.tsx';
+import { nowIn, zoneGroups } from '../timeZones.ts';
 import type { SectionProps } from '../settings/SettingsPage.tsx';
 import { peopleApi, type Workspace } from './peopleApi.ts';
 import './people.css';
-
-/** The IANA zones this browser knows, grouped by region ("America", "Europe", …), with `extra` (the current one, UTC) always in. */
-function zoneGroups(extra: string[]): Array<[string, string[]]> {
-  const known = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
-  const zones = [...new Set([...known, ...extra])].sort();
-  const groups = new Map<string, string[]>();
-  for (const z of zones) {
-    const region = z.includes('/') ? z.slice(0, z.indexOf('/')) : 'Other';
-    groups.set(region, [...(groups.get(region) ?? []), z]);
-  }
-  return [...groups.entries()];
-}
-
-/** "14:05 (GMT+1)": the time now in `zone`, to check the choice. */
-function nowIn(zone: string): string {
-  try {
-    return new Intl.DateTimeFormat(undefined, { timeZone: zone, weekday: 'short', hour: '2-digit', minute: '2-digit', timeZoneName: 'shortOffset' }).format(new Date());
-  } catch {
-    return '';
-  }
-}
 
 /**
  * /settings/workspace: the workspace's name and time zone (PATCH /v1/workspace with If-Match;

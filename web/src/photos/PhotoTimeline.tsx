@@ -1,10 +1,12 @@
-import { useMemo } from 'react';
+import { useId, useMemo, useState } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
 import { ErrorMessage } from '../ErrorMessage.tsx';
 import { useWhenVisible } from '../usePages.ts';
 import type { MediaItem } from './mediaApi.ts';
+import { PhotoCheckbox } from './PhotoCheckbox.tsx';
 import { PhotoUploader } from './PhotoUploader.tsx';
 import { TimelineFilterForm } from './TimelineFilterForm.tsx';
+import { filtersFrom, TimelineSelection } from './TimelineSelection.tsx';
 import { useTimeline, type TimelineFilters } from './useTimeline.ts';
 import './photos.css';
 
@@ -37,15 +39,11 @@ function nameOf(item: MediaItem): string {
   return `${item.caption ? `Video: ${item.caption}` : `Video recorded at ${at}`}${length}`;
 }
 
-function filtersFrom(search: string): TimelineFilters {
-  const params = new URLSearchParams(search);
-  return { tag: params.get('tag') || null, from: params.get('from') || null, to: params.get('to') || null };
-}
-
 /**
  * A project's photos and videos: the uploader, filters by tag and capture day (kept in the
  * address: `?tag=…&from=…&to=…`), and the timeline grouped by day, newest first, loading more as
- * its end scrolls into view. Just-uploaded items show at once as "Processing…".
+ * its end scrolls into view. Just-uploaded items show at once as "Processing…". "Select" turns
+ * the processed photos into checkboxes, for a report (TimelineSelection).
  */
 export function PhotoTimeline({ projectId }: { projectId: string }) {
   const [location, navigate] = useLocation();
@@ -66,12 +64,20 @@ export function PhotoTimeline({ projectId }: { projectId: string }) {
   });
   const days = useMemo(() => byDay(timeline.items), [timeline.items]);
   const filtered = !!(filters.tag || filters.from || filters.to);
+  const [selected, setSelected] = useState<string[] | null>(null);
+  const toggle = (id: string, on: boolean) => setSelected((list) => (list === null ? list : on ? [...list, id] : list.filter((x) => x !== id)));
+  const checkboxId = useId();
 
   return (
     <section aria-labelledby="photos-heading" className="media">
       <h2 id="photos-heading">Photos and videos</h2>
       <PhotoUploader projectId={projectId} onUploaded={timeline.addUploaded} />
       <TimelineFilterForm filters={filters} onChange={setFilters} />
+      <TimelineSelection
+        projectId={projectId} filters={filters} selected={selected}
+        onStart={() => setSelected([])} onCancel={() => setSelected(null)}
+        onMakeReport={() => navigate(`/projects/${projectId}/reports/new`, { state: { photoIds: selected } })}
+      />
       {timeline.error
         ? (
           <>
@@ -87,7 +93,13 @@ export function PhotoTimeline({ projectId }: { projectId: string }) {
         <section key={group.day} aria-label={group.day} className="photo-day">
           <h3>{group.day}</h3>
           <ul className="photo-grid">
-            {group.items.map((item) => <li key={item.id}><MediaTile item={item} /></li>)}
+            {group.items.map((item) => (
+              <li key={item.id}>
+                {selected === null
+                  ? <MediaTile item={item} />
+                  : <SelectableTile item={item} inputId={`${checkboxId}-${item.id}`} checked={selected.includes(item.id)} onChange={(on) => toggle(item.id, on)} />}
+              </li>
+            ))}
           </ul>
         </section>
       ))}
@@ -114,4 +126,19 @@ function MediaTile({ item }: { item: MediaItem }) {
   return item.kind === 'photo'
     ? <Link href={item.href} className="media-tile">{content}</Link>
     : <a href={item.href} className="media-tile">{content}{badge}</a>;
+}
+
+/** In Select mode: a processed photo is a checkbox; anything else cannot go into a report and says why. */
+function SelectableTile({ item, inputId, checked, onChange }: { item: MediaItem; inputId: string; checked: boolean; onChange(on: boolean): void }) {
+  const name = nameOf(item);
+  if (item.kind === 'photo' && item.status === 'processed') {
+    return <PhotoCheckbox inputId={inputId} name={name} thumbnail={item.thumbnail} checked={checked} onChange={onChange} hideName />;
+  }
+  const why = item.kind === 'video' ? 'Videos are not printed in reports' : item.status === 'pending' ? 'Still processing' : 'Cannot be printed';
+  return (
+    <span className="media-tile unselectable">
+      {item.thumbnail ? <img src={item.thumbnail} alt="" loading="lazy" /> : null}
+      <span className="why"><span className="visually-hidden">{name}: </span>{why}</span>
+    </span>
+  );
 }

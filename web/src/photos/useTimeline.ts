@@ -18,7 +18,7 @@ const POLL_BATCH = 20;
 const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 /** The start of a local day, or of the day after it, as an RFC 3339 instant; undefined for anything but a date. */
-function localDayStart(day: string | null, plusDays = 0): string | undefined {
+export function localDayStart(day: string | null, plusDays = 0): string | undefined {
   const m = day ? DAY.exec(day) : null;
   if (!m) return undefined;
   const at = new Date(Number(m[1]), Number(m[2]) - 1, Number(m[3]) + plusDays);

@@ -21,6 +21,7 @@ const SECTIONS: Section[] = [
   { slug: 'tasks', title: 'Tasks', Component: lazy(() => import('../tasks/ProjectTasks.tsx')) },
   { slug: 'documents', title: 'Documents', Component: lazy(() => import('../documents/ProjectDocuments.tsx')) },
   { slug: 'activity', title: 'Activity', Component: lazy(() => import('../activity/ProjectActivity.tsx')) },
+  { slug: 'reports', title: 'Reports', Component: lazy(() => import('../reports/ProjectReports.tsx')) },
 ];
 
 /** The slug of `/projects/{id}/<slug>/…`, or null for an unknown one. '' is Photos. */

@@ -4,7 +4,7 @@ import { ErrorMessage } from '../ErrorMessage.tsx';
 import { TaskRow } from './TaskRow.tsx';
 import { tasksApi, type Task } from './tasksApi.ts';
 import { toggledWords } from './taskWords.ts';
-import { usePeople } from './useTaskPeople.ts';
+import { usePeople } from '../comments/usePeople.ts';
 import './tasks.css';
 
 type Status = 'open' | 'completed';

@@ -1,6 +1,7 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import type { Photo } from '../api.ts';
 import { ErrorMessage } from '../ErrorMessage.tsx';
+import { PhotoCheckbox } from '../photos/PhotoCheckbox.tsx';
 import { tasksApi } from './tasksApi.ts';
 
 const timeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
@@ -84,14 +85,12 @@ export function PhotoPicker({ projectId, attached, onAttach }: {
                     const name = photoName(p);
                     return (
                       <li key={p.id}>
-                        <input
-                          id={`${id}-${p.id}`} type="checkbox" checked={already || chosen.includes(p.id)} disabled={already}
-                          onChange={(e) => toggle(p.id, e.target.checked)}
-                        />
-                        <label htmlFor={`${id}-${p.id}`}>
-                          {p.variants.thumbnail ? <img src={p.variants.thumbnail} alt="" /> : <span className="pending">Processing…</span>}
-                          <span>{name}{already ? ' (attached)' : ''}</span>
-                        </label>
+                        <PhotoCheckbox
+                          inputId={`${id}-${p.id}`} name={name} thumbnail={p.variants.thumbnail} checked={already || chosen.includes(p.id)} disabled={already}
+                          onChange={(on) => toggle(p.id, on)}
+                        >
+                          {already ? ' (attached)' : ''}
+                        </PhotoCheckbox>
                       </li>
                     );
                   })}

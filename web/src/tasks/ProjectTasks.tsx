@@ -8,7 +8,8 @@ import { TaskForm } from './TaskForm.tsx';
 import { TaskRow } from './TaskRow.tsx';
 import { tasksApi, type Task, type TaskFilters } from './tasksApi.ts';
 import { toggledWords } from './taskWords.ts';
-import { mayEditTasks, useCrew, usePeople } from './useTaskPeople.ts';
+import { usePeople } from '../comments/usePeople.ts';
+import { mayEditTasks, useCrew } from './useTaskPeople.ts';
 import './tasks.css';
 
 function filtersFrom(search: string): TaskFilters {

@@ -9,7 +9,8 @@ import { TaskForm } from './TaskForm.tsx';
 import { CompleteToggle } from './TaskRow.tsx';
 import { tasksApi, type Task } from './tasksApi.ts';
 import { assigneeWords, dueWords, isOverdue, statusWords, toggledWords } from './taskWords.ts';
-import { mayEditTasks, useCrew, usePeople } from './useTaskPeople.ts';
+import { usePeople } from '../comments/usePeople.ts';
+import { mayEditTasks, useCrew } from './useTaskPeople.ts';
 import './tasks.css';
 
 const timeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });

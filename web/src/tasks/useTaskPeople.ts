@@ -2,8 +2,6 @@ import { useEffect, useState } from 'react';
 import type { Person } from '../comments/commentsApi.ts';
 import { tasksApi } from './tasksApi.ts';
 
-export { usePeople } from '../comments/usePeople.ts';
-
 /** The project's crew (who tasks can be assigned to), and the error if it could not be read. */
 export function useCrew(projectId: string): { crew: Person[]; crewError: unknown } {
   const [crew, setCrew] = useState<Person[]>([]);

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { ErrorMessage } from '../ErrorMessage.tsx';
-import { ConfirmDialog } from './ConfirmDialog.tsx';
+import { ConfirmDialog } from '../ConfirmDialog.tsx';
 import { DeliveryLog } from './DeliveryLog.tsx';
 import { WebhookHealth } from './WebhookList.tsx';
 import { SecretOnce } from './SecretOnce.tsx';
