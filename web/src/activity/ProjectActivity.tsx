@@ -3,7 +3,7 @@ import { Link } from 'wouter';
 import { ApiProblem } from '../api.ts';
 import { personName, workspacePeople, type Person } from '../comments/commentsApi.ts';
 import { ErrorMessage } from '../ErrorMessage.tsx';
-import type { ProjectSectionProps } from '../projects/ProjectSections.tsx';
+import type { ProjectSectionProps } from '../projects/sectionProps.ts';
 import { usePages } from '../usePages.ts';
 import { activityApi } from './activityApi.ts';
 import { itemsOfLine, linesOf, phraseOfLine, timeAgo, type ActivityEvent, type NameOf } from './phrases.ts';

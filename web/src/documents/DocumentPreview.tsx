@@ -3,7 +3,7 @@ import { Link } from 'wouter';
 import { personName } from '../comments/commentsApi.ts';
 import { usePeople } from '../comments/usePeople.ts';
 import { ErrorMessage } from '../ErrorMessage.tsx';
-import type { ProjectSectionProps } from '../projects/ProjectSections.tsx';
+import type { ProjectSectionProps } from '../projects/sectionProps.ts';
 import { DocumentFacts } from './DocumentRow.tsx';
 import { documentsApi, downloadHref, isPdf, previewHref, type ProjectDocument } from './documentsApi.ts';
 

@@ -2,7 +2,7 @@ import { useCallback, useEffect, useId, useRef, useState } from 'react';
 import { personName } from '../comments/commentsApi.ts';
 import { usePeople } from '../comments/usePeople.ts';
 import { ErrorMessage } from '../ErrorMessage.tsx';
-import type { ProjectSectionProps } from '../projects/ProjectSections.tsx';
+import type { ProjectSectionProps } from '../projects/sectionProps.ts';
 import { FileUploader, type FileUploaderWords } from '../uploads/FileUploader.tsx';
 import { useUploads } from '../uploads/useUploads.ts';
 import { DeleteDocumentDialog } from './DeleteDocumentDialog.tsx';

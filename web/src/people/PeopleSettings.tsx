@@ -1,7 +1,7 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import { useLocation, useSearch } from 'wouter';
 import { ErrorMessage } from '../ErrorMessage.tsx';
-import type { SectionProps } from '../settings/SettingsPage.tsx';
+import type { SectionProps } from '../settings/sectionProps.ts';
 import { usePages, useWhenVisible } from '../usePages.ts';
 import { InviteForm } from './InviteForm.tsx';
 import { grantableRoles, mayManage, peopleApi, ROLES, type Person, type Role, type StatusFilter } from './peopleApi.ts';

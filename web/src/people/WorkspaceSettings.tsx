@@ -2,7 +2,7 @@ import { useCallback, useEffect, useId, useMemo, useState, type FormEvent } from
 import { ApiProblem } from '../api.ts';
 import { ErrorMessage } from '../ErrorMessage.tsx';
 import { nowIn, zoneGroups } from '../timeZones.ts';
-import type { SectionProps } from '../settings/SettingsPage.tsx';
+import type { SectionProps } from '../settings/sectionProps.ts';
 import { peopleApi, type Workspace } from './peopleApi.ts';
 import './people.css';
 

@@ -1,14 +1,9 @@
 import { lazy, Suspense, type ComponentType, type ReactNode } from 'react';
 import { Link } from 'wouter';
 import type { Project, Session } from '../api.ts';
+import type { ProjectSectionProps } from './sectionProps.ts';
 import './projects.css';
 
-/** What a project section is given: the project (loaded), who is signed in, the address after its slug. */
-export interface ProjectSectionProps {
-  project: Project;
-  session: Session;
-  rest: string;
-}
 
 interface Section {
   slug: string;

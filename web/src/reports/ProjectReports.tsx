@@ -4,7 +4,7 @@ import { personName } from '../comments/commentsApi.ts';
 import { usePeople } from '../comments/usePeople.ts';
 import { ErrorMessage } from '../ErrorMessage.tsx';
 import { filtersFrom } from '../photos/TimelineSelection.tsx';
-import type { ProjectSectionProps } from '../projects/ProjectSections.tsx';
+import type { ProjectSectionProps } from '../projects/sectionProps.ts';
 import { ReportForm } from './ReportForm.tsx';
 import { ReportRow, statusWords } from './ReportRow.tsx';
 import { mayDeleteReport, type Report } from './reportsApi.ts';

@@ -1,15 +1,10 @@
 import { lazy, Suspense, useEffect, type ComponentType } from 'react';
 import { Link } from 'wouter';
 import type { Session } from '../api.ts';
+import type { SectionProps } from './sectionProps.ts';
 import './settings.css';
 
 export type Role = 'admin' | 'manager' | 'standard' | 'restricted';
-
-/** What a settings section is given: who is signed in, and the rest of the address after its slug. */
-export interface SectionProps {
-  session: Session;
-  rest: string;
-}
 
 interface Section {
   slug: string;

@@ -2,7 +2,7 @@ import { useCallback, useEffect, useId, useMemo, useRef, useState } from 'react'
 import { useLocation, useSearch } from 'wouter';
 import { personName } from '../comments/commentsApi.ts';
 import { ErrorMessage } from '../ErrorMessage.tsx';
-import type { ProjectSectionProps } from '../projects/ProjectSections.tsx';
+import type { ProjectSectionProps } from '../projects/sectionProps.ts';
 import { TaskDetail } from './TaskDetail.tsx';
 import { TaskForm } from './TaskForm.tsx';
 import { TaskRow } from './TaskRow.tsx';

@@ -1,4 +1,4 @@
-import type { SectionProps } from '../settings/SettingsPage.tsx';
+import type { SectionProps } from '../settings/sectionProps.ts';
 import { WebhookList } from './WebhookList.tsx';
 import { WebhookPage } from './WebhookPage.tsx';
 import './webhooks.css';

@@ -2,7 +2,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { useLocation } from 'wouter';
 import { displayName } from '../../api.ts';
 import { ErrorMessage } from '../../ErrorMessage.tsx';
-import type { SectionProps } from '../SettingsPage.tsx';
+import type { SectionProps } from '../sectionProps.ts';
 import { apiKeysApi, type ApiKey, type ApiKeyWithSecret, type KeyStatusFilter, type WorkspaceUser } from './apiKeysApi.ts';
 import { CreateKeyForm } from './CreateKeyForm.tsx';
 import { KeyCard } from './KeyCard.tsx';
