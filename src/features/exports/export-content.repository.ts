@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 import type { PhotoTimeSource, ReportSelection } from '../../db/schema.ts';
+import { inSelection, userName } from '../reports/report-content.repository.ts';
 
 /** A photo as an export lists it: where its original is, and what the manifests say about it. */
 export interface ExportPhotoRow {
@@ -40,21 +41,13 @@ export class ExportContentRepository {
 
   /** The processed photos the selection names, in capture order (metadata only: the bytes are streamed one photo at a time). */
   async photos(db: Executor, projectId: string, s: ReportSelection): Promise<ExportPhotoRow[]> {
-    let q = db.selectFrom('photos as ph').innerJoin('users as u', 'u.id', 'ph.creator_id')
+    const q = db.selectFrom('photos as ph').innerJoin('users as u', 'u.id', 'ph.creator_id')
       .select(['ph.id', 'ph.blob_key', 'ph.content_type', 'ph.byte_size', 'ph.sha256', 'ph.width', 'ph.height', 'ph.caption', 'ph.captured_at',
         'ph.captured_at_source', 'ph.captured_at_time_zone', 'ph.lat', 'ph.lon', 'ph.altitude', 'u.id as uploader_id', 'u.handle as uploader_handle'])
-      .select(sql<string>`coalesce(nullif(trim(concat_ws(' ', u.first_name, u.last_name)), ''), u.handle)`.as('uploader_name'))
+      .select(userName('u').as('uploader_name'))
       .select(sql<{ id: string; name: string }[]>`coalesce((select json_agg(json_build_object('id', t.id, 'name', t.name) order by lower(t.name), t.id)
         from photo_tags pt join tags t on t.id = pt.tag_id where pt.photo_id = ph.id), '[]'::json)`.as('tags'))
-      .where('ph.project_id', '=', projectId).where('ph.processing_status', '=', 'processed');
-    if (s.photo_ids) q = q.where('ph.id', 'in', s.photo_ids);
-    if (s.captured_after) q = q.where('ph.captured_at', '>=', new Date(s.captured_after));
-    if (s.captured_before) q = q.where('ph.captured_at', '<', new Date(s.captured_before));
-    if (s.tag_ids) {
-      const tagIds = s.tag_ids;
-      q = q.where((eb) => eb.exists(eb.selectFrom('photo_tags as f').select(sql.lit(1).as('one'))
-        .whereRef('f.photo_id', '=', 'ph.id').where('f.tag_id', 'in', tagIds)));
-    }
+      .where(inSelection(projectId, s));
     const rows = await q.orderBy('ph.captured_at').orderBy('ph.id').execute();
     return rows.map((r) => ({
       id: r.id, blobKey: r.blob_key, contentType: r.content_type, byteSize: r.byte_size, sha256: r.sha256, width: r.width, height: r.height,

@@ -1,10 +1,23 @@
-import { sql } from 'kysely';
+import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 import type { PhotoTimeSource, ReportSelection, StoredVariant } from '../../db/schema.ts';
 
 /** A user as printed: their name, else their handle. */
-const userName = (alias: string) =>
+export const userName = (alias: string) =>
   sql<string>`coalesce(nullif(trim(concat_ws(' ', ${sql.ref(`${alias}.first_name`)}, ${sql.ref(`${alias}.last_name`)})), ''), ${sql.ref(`${alias}.handle`)})`;
+
+/**
+ * The processed photos of the project that a selection names, on `photos as ph` (reports and
+ * exports): the filters combine with AND, the tags with OR among themselves.
+ */
+export function inSelection(projectId: string, s: ReportSelection): Expression<SqlBool> {
+  const where: RawBuilder<unknown>[] = [sql`ph.project_id = ${projectId}`, sql`ph.processing_status = 'processed'`];
+  if (s.photo_ids) where.push(sql`ph.id = any(${s.photo_ids}::text[])`);
+  if (s.captured_after) where.push(sql`ph.captured_at >= ${new Date(s.captured_after)}`);
+  if (s.captured_before) where.push(sql`ph.captured_at < ${new Date(s.captured_before)}`);
+  if (s.tag_ids) where.push(sql`exists (select 1 from photo_tags f where f.photo_id = ph.id and f.tag_id = any(${s.tag_ids}::text[]))`);
+  return sql<SqlBool>`(${sql.join(where, sql` and `)})`;
+}
 
 export interface ReportHeader {
   projectName: string;
@@ -91,18 +104,10 @@ export class ReportContentRepository {
 
   /** The processed photos the selection names, in capture order, with their tags and creator (metadata only: no image bytes). */
   async photos(db: Executor, projectId: string, s: ReportSelection): Promise<ReportPhotoRow[]> {
-    let q = db.selectFrom('photos as ph').innerJoin('users as u', 'u.id', 'ph.creator_id')
+    const q = db.selectFrom('photos as ph').innerJoin('users as u', 'u.id', 'ph.creator_id')
       .select(['ph.id', 'ph.captured_at', 'ph.captured_at_source', 'ph.captured_at_time_zone', 'ph.caption', 'ph.lat', 'ph.lon', 'ph.altitude', 'ph.variants', userName('u').as('creator_name')])
       .select(sql<string[]>`coalesce((select array_agg(t.name order by lower(t.name)) from photo_tags pt join tags t on t.id = pt.tag_id where pt.photo_id = ph.id), '{}')`.as('tags'))
-      .where('ph.project_id', '=', projectId).where('ph.processing_status', '=', 'processed');
-    if (s.photo_ids) q = q.where('ph.id', 'in', s.photo_ids);
-    if (s.captured_after) q = q.where('ph.captured_at', '>=', new Date(s.captured_after));
-    if (s.captured_before) q = q.where('ph.captured_at', '<', new Date(s.captured_before));
-    if (s.tag_ids) {
-      const tagIds = s.tag_ids;
-      q = q.where((eb) => eb.exists(eb.selectFrom('photo_tags as f').select(sql.lit(1).as('one'))
-        .whereRef('f.photo_id', '=', 'ph.id').where('f.tag_id', 'in', tagIds)));
-    }
+      .where(inSelection(projectId, s));
     const rows = await q.orderBy('ph.captured_at').orderBy('ph.id').execute();
     return rows.map((r) => ({
       id: r.id, capturedAt: r.captured_at, capturedAtSource: r.captured_at_source, capturedAtTimeZone: r.captured_at_time_zone, caption: r.caption, lat: r.lat, lon: r.lon, altitude: r.altitude,
