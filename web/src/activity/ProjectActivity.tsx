@@ -1,7 +1,8 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { Link } from 'wouter';
 import { ApiProblem } from '../api.ts';
-import { personName, workspacePeople, type Person } from '../comments/commentsApi.ts';
+import { personName } from '../comments/commentsApi.ts';
+import { usePeople } from '../comments/usePeople.ts';
 import { ErrorMessage } from '../ErrorMessage.tsx';
 import type { ProjectSectionProps } from '../projects/sectionProps.ts';
 import { usePages } from '../usePages.ts';
@@ -21,18 +22,6 @@ function useNow(): number {
   return now;
 }
 
-/** The workspace's people by id (GET /v1/users, cached by commentsApi); empty until they are in, or when they cannot be read. */
-function usePeople(userId: string): Map<string, Person> {
-  const [people, setPeople] = useState<Map<string, Person>>(new Map());
-  useEffect(() => {
-    let live = true;
-    workspacePeople(userId).then((list) => live && setPeople(new Map(list.map((p) => [p.id, p]))), () => undefined);
-    return () => {
-      live = false;
-    };
-  }, [userId]);
-  return people;
-}
 
 /**
  * `/projects/{id}/activity`: what happened in the project (GET /v1/events), newest first, in
