@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import pino from 'pino';
-import { WebhookDispatcher } from '../src/features/webhooks/webhooks.dispatcher.ts';
+import type { WebhookDispatcher } from '../src/features/webhooks/webhooks.dispatcher.ts';
 import { newId } from '../src/ids.ts';
 import { smallJpeg } from './fixtures/images.ts';
 import { api, newUser, newWorkspace, startTestApp, type TestContext, type TestUser, type TestWorkspace } from './helpers.ts';
 import { multipart } from './multipart.ts';
-import { eventually, Receiver } from './webhook-receiver.ts';
+import { eventually, Receiver, startWebhookDispatcher } from './webhook-receiver.ts';
 
 let t: TestContext;
 let receiver: Receiver;
@@ -16,11 +15,7 @@ let dispatcher: WebhookDispatcher;
 before(async () => {
   t = await startTestApp({ JOBSITE_WEBHOOK_ALLOW_PRIVATE: '127.0.0.0/8' });
   receiver = await Receiver.start();
-  dispatcher = new WebhookDispatcher(
-    { db: t.db, connectionString: t.url, config: t.config, log: pino({ level: 'silent' }), clock: { now: () => new Date() } },
-    { timeoutMs: 2000, random: () => 0.5 },
-  );
-  await dispatcher.start();
+  dispatcher = await startWebhookDispatcher(t);
 });
 
 after(async () => {

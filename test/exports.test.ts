@@ -6,14 +6,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { verify as verifyGithub } from '@octokit/webhooks-methods';
-import pino from 'pino';
 import { ExportJobs } from '../src/features/exports/exports.jobs.ts';
-import { WebhookDispatcher } from '../src/features/webhooks/webhooks.dispatcher.ts';
+import type { WebhookDispatcher } from '../src/features/webhooks/webhooks.dispatcher.ts';
 import { newId } from '../src/ids.ts';
 import { api, newUser, newWorkspace, startTestApp, type TestContext, type TestWorkspace } from './helpers.ts';
 import { noisyJpeg, png } from './fixtures/images.ts';
 import { multipart } from './multipart.ts';
-import { eventually, Receiver } from './webhook-receiver.ts';
+import { eventually, Receiver, startWebhookDispatcher } from './webhook-receiver.ts';
 
 /**
  * ZIP exports end to end: real photos uploaded and processed, the ZIP written by the real job into
@@ -26,11 +25,7 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'jobsite-exports-test-'));
 before(async () => {
   t = await startTestApp({ JOBSITE_WEBHOOK_ALLOW_PRIVATE: '127.0.0.0/8' });
   receiver = await Receiver.start();
-  dispatcher = new WebhookDispatcher(
-    { db: t.db, connectionString: t.url, config: t.config, log: pino({ level: 'silent' }), clock: { now: () => new Date() } },
-    { timeoutMs: 2000, random: () => 0.5 },
-  );
-  await dispatcher.start();
+  dispatcher = await startWebhookDispatcher(t);
 });
 after(async () => {
   await dispatcher?.stop();

@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { verify as verifyGithub } from '@octokit/webhooks-methods';
-import pino from 'pino';
-import { WebhookDispatcher } from '../src/features/webhooks/webhooks.dispatcher.ts';
+import type { WebhookDispatcher } from '../src/features/webhooks/webhooks.dispatcher.ts';
 import { jpegWithExif } from './fixtures/images.ts';
 import { api, newUser, newWorkspace, startTestApp, type TestContext } from './helpers.ts';
 import { multipart } from './multipart.ts';
-import { eventually, Receiver } from './webhook-receiver.ts';
+import { eventually, Receiver, startWebhookDispatcher } from './webhook-receiver.ts';
 
 let t: TestContext;
 let receiver: Receiver;
@@ -15,11 +14,7 @@ let dispatcher: WebhookDispatcher;
 before(async () => {
   t = await startTestApp({ JOBSITE_WEBHOOK_ALLOW_PRIVATE: '127.0.0.0/8' });
   receiver = await Receiver.start();
-  dispatcher = new WebhookDispatcher(
-    { db: t.db, connectionString: t.url, config: t.config, log: pino({ level: 'silent' }), clock: { now: () => new Date() } },
-    { timeoutMs: 2000, random: () => 0.5 },
-  );
-  await dispatcher.start();
+  dispatcher = await startWebhookDispatcher(t);
 });
 
 after(async () => {

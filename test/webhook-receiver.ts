@@ -4,6 +4,9 @@
  */
 import http from 'node:http';
 import type net from 'node:net';
+import pino from 'pino';
+import { WebhookDispatcher } from '../src/features/webhooks/webhooks.dispatcher.ts';
+import type { TestContext } from './helpers.ts';
 
 export interface Received {
   path: string;
@@ -82,4 +85,14 @@ export async function eventually<T>(what: string, check: () => Promise<T | undef
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/** A started dispatcher sending the test app's deliveries (real clock, 2 s per send, no jitter): for the feature tests that check what a receiver got. */
+export async function startWebhookDispatcher(t: TestContext): Promise<WebhookDispatcher> {
+  const dispatcher = new WebhookDispatcher(
+    { db: t.db, connectionString: t.url, config: t.config, log: pino({ level: 'silent' }), clock: { now: () => new Date() } },
+    { timeoutMs: 2000, random: () => 0.5 },
+  );
+  await dispatcher.start();
+  return dispatcher;
 }
