@@ -25,14 +25,11 @@ import { performance } from 'node:perf_hooks';
 import { Readable } from 'node:stream';
 import type { Db } from '../src/db/database.ts';
 import type { BlobStore } from '../src/storage/blob-store.ts';
+import { benchEnv, procStatus } from './child-process.ts';
 
 const GB = Number(process.env.BENCH_GB ?? 2);
 const SMALL = Number(process.env.BENCH_SMALL ?? 5000);
 const mb = (bytes: number) => bytes / 1024 / 1024;
-
-function envFor(dataDir: string, url: string) {
-  return { JOBSITE_DATA_DIR: dataDir, DATABASE_URL: url, JOBSITE_PUBLIC_URL: 'http://bench.test', LOG_LEVEL: 'silent' };
-}
 
 interface WriteResult {
   ms: number;
@@ -46,11 +43,6 @@ interface WriteResult {
   zipFile: string | null;
 }
 
-async function procStatus(field: 'VmHWM' | 'VmRSS'): Promise<number> {
-  const status = await fs.readFile('/proc/self/status', 'utf8');
-  return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)![1]) * 1024;
-}
-
 // ---------------------------------------------------------------------------------------------
 // The child: writes one export with the job's code and prints what it measured.
 
@@ -61,7 +53,7 @@ async function writeInChild(): Promise<void> {
   const { EventLog } = await import('../src/features/events/events.log.ts');
   const { ExportJobs } = await import('../src/features/exports/exports.jobs.ts');
   const dataDir = process.env.BENCH_DATA_DIR!;
-  const env = envFor(dataDir, process.env.BENCH_DB_URL!);
+  const env = benchEnv(dataDir, process.env.BENCH_DB_URL!);
   const config = loadConfig({ ...process.env, ...env });
   const handle = openDatabase(env.DATABASE_URL, { max: 2 });
   const blobs = await createBlobStore(config, handle.db);
@@ -193,7 +185,7 @@ async function main(): Promise<void> {
   const small = await Promise.all([0, 1, 2, 3].map((i) => noise(160, 120, 80, i)));
   const database = await createBenchDatabase();
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'jobsite-bench-exports-'));
-  const config = loadConfig({ ...process.env, ...envFor(dataDir, database.url) });
+  const config = loadConfig({ ...process.env, ...benchEnv(dataDir, database.url) });
   const handle = openDatabase(database.url, { max: 4 });
   const blobs = await createBlobStore(config, handle.db);
   try {

@@ -33,6 +33,7 @@ import { Readable } from 'node:stream';
 import type { Db } from '../src/db/database.ts';
 import type { StoredVariant } from '../src/db/schema.ts';
 import type { BlobStore } from '../src/storage/blob-store.ts';
+import { benchEnv, procStatus } from './child-process.ts';
 
 // The render child imports only what the worker needs to render (renderInChild); the setup's
 // modules (fixtures, photo processing, provisioning) are imported by main alone.
@@ -52,10 +53,6 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
 
-function envFor(dataDir: string, url: string) {
-  return { JOBSITE_DATA_DIR: dataDir, DATABASE_URL: url, JOBSITE_PUBLIC_URL: 'http://bench.test', LOG_LEVEL: 'silent' };
-}
-
 interface RenderResult {
   ms: number;
   /** CPU time of the whole child (all threads) during render(): what the load of other processes cannot inflate much. */
@@ -68,11 +65,6 @@ interface RenderResult {
   byteSize: number | null;
 }
 
-async function procStatus(field: 'VmHWM' | 'VmRSS'): Promise<number> {
-  const status = await fs.readFile('/proc/self/status', 'utf8');
-  return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)![1]) * 1024;
-}
-
 // ---------------------------------------------------------------------------------------------
 // The child: renders one report with the job's code and prints what it measured.
 
@@ -82,7 +74,7 @@ async function renderInChild(): Promise<void> {
   const { createBlobStore } = await import('../src/storage/create-blob-store.ts');
   const { EventLog } = await import('../src/features/events/events.log.ts');
   const { ReportJobs } = await import('../src/features/reports/reports.jobs.ts');
-  const env = envFor(process.env.BENCH_DATA_DIR!, process.env.BENCH_DB_URL!);
+  const env = benchEnv(process.env.BENCH_DATA_DIR!, process.env.BENCH_DB_URL!);
   const config = loadConfig({ ...process.env, ...env });
   const handle = openDatabase(env.DATABASE_URL, { max: 2 });
   const blobs = await createBlobStore(config, handle.db);
@@ -213,7 +205,7 @@ async function main(): Promise<void> {
   const { createBenchDatabase } = await import('./support.ts');
   const database = await createBenchDatabase();
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'jobsite-bench-reports-'));
-  const config = loadConfig({ ...process.env, ...envFor(dataDir, database.url) });
+  const config = loadConfig({ ...process.env, ...benchEnv(dataDir, database.url) });
   const handle = openDatabase(database.url, { max: 4 });
   const blobs = await createBlobStore(config, handle.db);
   try {
