@@ -17,7 +17,7 @@ import { newId } from '../src/ids.ts';
 import { newBlobKey } from '../src/storage/keys.ts';
 import { newWorkspace, type TestWorkspace } from './helpers.ts';
 import { chromiumPath, launchChromium, NO_CHROMIUM, screenshotPath, seriousAxeViolations, VIEWPORTS } from './web-browser.ts';
-import { callApi, listeningTestApp, openPage, TEST_PASSWORD } from './web-server.ts';
+import { callApi, listeningTestApp, openPage, userWithPassword } from './web-server.ts';
 
 /** Small, so that a refused size is a real 413 from a small file. */
 const DOCUMENT_MAX_BYTES = 100_000;
@@ -61,12 +61,7 @@ describe('documents in the web app', { skip: SKIP, timeout: 90_000 }, () => {
 
   before(async () => {
     ws = await newWorkspace(t);
-    const invite = async (email: string, first_name: string, last_name: string, role: string) => {
-      const user = await call(ws.admin.key, 'POST', '/v1/users', { email, first_name, last_name, role });
-      const token = decodeURIComponent(new URL(user.invite_url).pathname.split('/').pop()!);
-      await call(ws.admin.key, 'POST', `/v1/invitations/${encodeURIComponent(token)}`, { password: TEST_PASSWORD });
-      return user;
-    };
+    const invite = (email: string, first_name: string, last_name: string, role: string) => userWithPassword(origin, ws, email, role, { first_name, last_name });
     people.olga = await invite(emails.olga, 'Olga', 'Office', 'standard');
     people.rex = await invite(emails.rex, 'Rex', 'Helper', 'restricted');
     people.bea = await invite(emails.bea, 'Bea', 'Builder', 'standard');

@@ -11,11 +11,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { jpegWithExif } from './fixtures/images.ts';
 import { newWorkspace, type TestWorkspace } from './helpers.ts';
 import { parsePdf } from './pdf.ts';
 import { chromiumPath, launchChromium, NO_CHROMIUM, screenshotPath, seriousAxeViolations, VIEWPORTS } from './web-browser.ts';
-import { callApi, listeningTestApp, openPage, userWithPassword } from './web-server.ts';
+import { callApi, listeningTestApp, openPage, uploadPhoto, userWithPassword } from './web-server.ts';
 
 const { t, origin } = await listeningTestApp();
 const SKIP = chromiumPath() ? false : NO_CHROMIUM;
@@ -23,15 +22,7 @@ after(async () => t.close());
 
 type Json = Record<string, any>;
 
-async function upload(key: string, projectId: string, caption: string, capturedAt: string, color: string): Promise<Json> {
-  const form = new FormData();
-  form.set('caption', caption);
-  form.set('captured_at', capturedAt);
-  form.set('file', new Blob([new Uint8Array(await jpegWithExif({}, 480, 360, color))], { type: 'image/jpeg' }), 'photo.jpg');
-  const res = await fetch(`${origin}/v1/projects/${projectId}/photos`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
-  assert.equal(res.status, 201, await res.clone().text());
-  return await res.json() as Json;
-}
+const upload = (key: string, projectId: string, caption: string, capturedAt: string, color: string) => uploadPhoto(origin, key, projectId, caption, capturedAt, color);
 
 describe('photo reports in the web app', { skip: SKIP }, () => {
   let browser: Browser;

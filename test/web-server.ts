@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
+import { jpegWithExif } from './fixtures/images.ts';
 import { startTestApp, type TestContext, type TestWorkspace } from './helpers.ts';
 
 /** A free loopback port. */
@@ -39,12 +40,24 @@ export async function callApi(origin: string, key: string, method: string, path:
 
 export const TEST_PASSWORD = 'correct horse battery staple';
 
-/** A user "Rosa Crew" (standard unless `role` says) with TEST_PASSWORD: invited by the admin (invite_url), the invitation accepted. */
-export async function userWithPassword(origin: string, ws: TestWorkspace, email: string, role = 'standard', name = { first_name: 'Rosa', last_name: 'Crew' }): Promise<void> {
+/** A user "Rosa Crew" (standard unless `role` says) with TEST_PASSWORD: invited by the admin (invite_url), the invitation accepted. Returns the user as POST /v1/users made it. */
+export async function userWithPassword(origin: string, ws: TestWorkspace, email: string, role = 'standard', name = { first_name: 'Rosa', last_name: 'Crew' }): Promise<Record<string, any>> {
   const user = await callApi(origin, ws.admin.key, 'POST', '/v1/users', { email, ...name, role });
   assert.ok(typeof user.invite_url === 'string', `POST /v1/users returns invite_url: ${JSON.stringify(user)}`);
   const token = decodeURIComponent(new URL(user.invite_url).pathname.split('/').pop()!);
   await callApi(origin, ws.admin.key, 'POST', `/v1/invitations/${encodeURIComponent(token)}`, { password: TEST_PASSWORD });
+  return user;
+}
+
+/** A real photo upload (multipart over HTTP with the API key): a JPEG of `color` with that caption and capture time. */
+export async function uploadPhoto(origin: string, key: string, projectId: string, caption: string, capturedAt: string, color: string): Promise<Record<string, any>> {
+  const form = new FormData();
+  form.set('caption', caption);
+  form.set('captured_at', capturedAt);
+  form.set('file', new Blob([new Uint8Array(await jpegWithExif({}, 480, 360, color))], { type: 'image/jpeg' }), 'photo.jpg');
+  const res = await fetch(`${origin}/v1/projects/${projectId}/photos`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+  assert.equal(res.status, 201, await res.clone().text());
+  return await res.json() as Record<string, any>;
 }
 
 /** Signs `email` in with TEST_PASSWORD (POST /v1/sessions) and puts the session cookie into the browser's context as the API set it. */

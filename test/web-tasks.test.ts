@@ -10,10 +10,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { jpegWithExif } from './fixtures/images.ts';
 import { newWorkspace, type TestWorkspace } from './helpers.ts';
 import { chromiumPath, launchChromium, NO_CHROMIUM, screenshotPath, seriousAxeViolations, VIEWPORTS } from './web-browser.ts';
-import { callApi, listeningTestApp, sessionCookieFor, TEST_PASSWORD } from './web-server.ts';
+import { callApi, listeningTestApp, sessionCookieFor, TEST_PASSWORD, uploadPhoto } from './web-server.ts';
 
 const { t, origin } = await listeningTestApp();
 const SKIP = chromiumPath() ? false : NO_CHROMIUM;
@@ -22,16 +21,7 @@ after(async () => t.close());
 type Json = Record<string, any>;
 const call = (key: string, method: string, path: string, body?: unknown) => callApi(origin, key, method, path, body);
 
-/** A real upload: multipart over HTTP with the API key. */
-async function upload(key: string, projectId: string, caption: string, capturedAt: string, color: string): Promise<Json> {
-  const form = new FormData();
-  form.set('caption', caption);
-  form.set('captured_at', capturedAt);
-  form.set('file', new Blob([new Uint8Array(await jpegWithExif({}, 480, 360, color))], { type: 'image/jpeg' }), 'photo.jpg');
-  const res = await fetch(`${origin}/v1/projects/${projectId}/photos`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
-  assert.equal(res.status, 201, await res.clone().text());
-  return await res.json() as Json;
-}
+const upload = (key: string, projectId: string, caption: string, capturedAt: string, color: string) => uploadPhoto(origin, key, projectId, caption, capturedAt, color);
 
 /** "YYYY-MM-DD" (UTC, the browsers' zone here) `days` from today. */
 const dayFrom = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
