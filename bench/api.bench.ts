@@ -9,7 +9,9 @@
  * PostgreSQL (the server's processes, from /proc, when it runs on this machine).
  *
  *   BENCH_SECONDS=5 (per measurement)  BENCH_CONNECTIONS=50  BENCH_PROJECTS=10000
- *   BENCH_ONLY=photos (only the endpoints whose name contains it)  BENCH_PROFILE=1 (--cpu-prof the API)
+ *   BENCH_ONLY=photos (only the endpoints whose name contains it; several separated by commas)  BENCH_PROFILE=1 (--cpu-prof the API)
+ *   BENCH_TCP=1: when the database is reached through a Unix-domain socket (the embedded server),
+ *   also measure a second API process connected over loopback TCP, in the same run.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import os from 'node:os';
@@ -69,6 +71,13 @@ async function main() {
     const apiServer = await startChild(['src/main.ts', 'serve'], { DATABASE_URL: url, LOG_LEVEL: 'warn', JOBSITE_RATE_LIMIT: '100000000' }, apiPort);
     const ceilingServer = await startChild(['bench/ceiling-server.ts'], { DATABASE_URL: url, BENCH_WORKSPACE_ID: s.workspaceId, BENCH_USER_ID: s.adminId }, ceilingPort);
     children.push(apiServer, ceilingServer);
+    const tcpUrl = new URL(url);
+    const overSocket = tcpUrl.searchParams.has('host');
+    tcpUrl.searchParams.delete('host');
+    const tcpPort = process.env.BENCH_TCP && overSocket ? await freePort() : null;
+    const apiOverTcp = tcpPort === null ? null
+      : await startChild(['src/main.ts', 'serve'], { DATABASE_URL: tcpUrl.toString(), LOG_LEVEL: 'warn', JOBSITE_RATE_LIMIT: '100000000' }, tcpPort);
+    if (apiOverTcp) children.push(apiOverTcp);
     const api = (path: string, extra: Omit<Target, 'url'> = {}): Target =>
       ({ url: `http://127.0.0.1:${apiPort}${path}`, ...extra, headers: { authorization: `Bearer ${s.apiKey}`, ...extra.headers } });
     const bare = (path: string, extra: Omit<Target, 'url'> = {}): Target => ({ url: `http://127.0.0.1:${ceilingPort}${path}`, ...extra });
@@ -86,14 +95,18 @@ async function main() {
       { name: 'GET /v1/tasks?limit=50', api: api('/v1/tasks?limit=50'), bare: bare('/tasks') },
       { name: 'GET /v1/events?limit=50', api: api('/v1/events?limit=50'), bare: bare('/events') },
     ];
-    console.log(`\nJobsite API vs bare ceiling — ${PROJECTS} projects, ${CONNECTIONS} connections, ${SECONDS} s each, node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model}, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
-    console.log('| endpoint | API req/s | bare req/s | req/s ratio | API p50 / p99 ms | bare p50 / p99 ms | CPU µs/req API: process / PG | bare: process / PG | CPU ratio (bare / API) |');
-    console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
-    for (const c of cases.filter((x) => !process.env.BENCH_ONLY || x.name.includes(process.env.BENCH_ONLY))) {
+    console.log(`\nJobsite API vs bare ceiling — ${PROJECTS} projects, ${CONNECTIONS} connections, ${SECONDS} s each, node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model}, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    console.log(`PostgreSQL reached through ${overSocket ? 'its Unix-domain socket' : 'TCP'}${apiOverTcp ? '; last columns: a second API process over loopback TCP' : ''}\n`);
+    const tcpHead = apiOverTcp ? ' API over TCP req/s | CPU µs/req over TCP: process / PG |' : '';
+    console.log(`| endpoint | API req/s | bare req/s | req/s ratio | API p50 / p99 ms | bare p50 / p99 ms | CPU µs/req API: process / PG | bare: process / PG | CPU ratio (bare / API) |${tcpHead}`);
+    console.log(`|---|---:|---:|---:|---:|---:|---:|---:|---:|${apiOverTcp ? '---:|---:|' : ''}`);
+    for (const c of cases.filter((x) => !process.env.BENCH_ONLY || process.env.BENCH_ONLY.split(',').some((only) => x.name.includes(only)))) {
       const b = await measure(c.bare, ceilingServer.pid!, postmaster);
       const a = await measure(c.api, apiServer.pid!, postmaster);
-      const failed = a.failed + b.failed;
-      console.log(`| ${c.name} | ${a.rps.toFixed(0)} | ${b.rps.toFixed(0)} | **${(a.rps / b.rps).toFixed(2)}**${failed ? ` (${failed} failed requests!)` : ''} | ${a.p50} / ${a.p99} | ${b.p50} / ${b.p99} | ${cpu(a)} | ${cpu(b)} | **${(totalCpu(b) / totalCpu(a)).toFixed(2)}** |`);
+      const t = apiOverTcp ? await measure({ ...c.api, url: c.api.url.replace(`:${apiPort}/`, `:${tcpPort}/`) }, apiOverTcp.pid!, postmaster) : null;
+      const failed = a.failed + b.failed + (t?.failed ?? 0);
+      console.log(`| ${c.name} | ${a.rps.toFixed(0)} | ${b.rps.toFixed(0)} | **${(a.rps / b.rps).toFixed(2)}**${failed ? ` (${failed} failed requests!)` : ''} | ${a.p50} / ${a.p99} | ${b.p50} / ${b.p99} | ${cpu(a)} | ${cpu(b)} | **${(totalCpu(b) / totalCpu(a)).toFixed(2)}** |` +
+        (t ? ` ${t.rps.toFixed(0)} | ${cpu(t)} |` : ''));
     }
     console.log(`\nload after: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   } finally {

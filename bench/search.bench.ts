@@ -7,18 +7,21 @@
  *     "Quillfeather") and BENCH_ROWS tags ("Oakwood Roofing 123");
  *   - workspace B: BENCH_ROWS / 5 projects and tags, thousands of them "Quillfeather", to show
  *     that scoping holds and that another workspace's rows cost nothing;
- *   - a restricted user of A on the crew of 300 of its projects.
+ *   - a restricted user of A on the crew of 300 of its projects (the usual case: their projects are
+ *     fetched by id), and a "heavy" one on the crew of 20,000 (2 %; more than the 5,000 up to which
+ *     that pays, so their lists walk the workspace's order and test visibility row by row).
  * Then one `jobsite serve` (a child process) answers, one request at a time, each case BENCH_REPEAT
  * times after 3 warm-ups: median and p95 of the HTTP round trip. The same query, as the repository
  * builds it, runs under EXPLAIN (ANALYZE, BUFFERS): its execution time and plan in brief.
- * Photos and tasks take no `q`, so they are not here.
+ * Only projects and tags take `q` (photos, videos, tasks, comments and users take none), so only
+ * they are here.
  *
  *   BENCH_ROWS=1000000  BENCH_REPEAT=30  BENCH_ONLY=<substring of a case name>
  *   BENCH_KEEP=1: keep the database (and print its URL), to EXPLAIN by hand or to reuse; needs DATABASE_URL.
  *   BENCH_DATABASE=<its URL>: no seeding; apply newer migrations to the kept database (e.g. a
  *     branch's indexes onto rows seeded by main's schema: before and after on the same rows), then measure.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import os from 'node:os';
 import { Kysely, PostgresDialect, type CompiledQuery } from 'kysely';
 import pg from 'pg';
@@ -31,6 +34,7 @@ import { encodeCursor } from '../src/http/pagination.ts';
 import { migrateAll } from '../src/runtime.ts';
 import { ApiKeysRepository } from '../src/features/api-keys/api-keys.repository.ts';
 import { createBenchDatabase, freePort } from './support.ts';
+import { explainAll, pick, quantile, sleep, startServer } from './search-support.ts';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 30);
@@ -56,10 +60,6 @@ const CITIES = ['Portland OR', 'Seattle WA', 'Spokane WA', 'Boise ID', 'Denver C
   'Hartford CT', 'Providence RI', 'Worcester MA', 'Burlington VT', 'Portland ME', 'Manchester NH', 'Newark NJ', 'Tampa FL',
   'Orlando FL', 'Jacksonville FL', 'Birmingham AL', 'Jackson MS', 'Little Rock AR', 'Baton Rouge LA', 'Albuquerque NM',
   'Reno NV', 'Fresno CA', 'Sacramento CA', 'Anchorage AK'];
-
-const sqlArray = (xs: string[]) => `array[${xs.map((x) => `'${x.replace(/'/g, "''")}'`).join(', ')}]`;
-/** The `n`-th (1-based, pseudo-random by `salt`) element of `array` for row `g`. */
-const pick = (array: string[], salt: string) => `(${sqlArray(array)})[1 + abs(hashtext(g::text || '${salt}')) % ${array.length}]`;
 
 /**
  * Projects g = 1..count of a workspace. Ids grow with g as they do with time (ULIDs), and those of
@@ -93,37 +93,31 @@ function tagsSql(suffix: string, stride: number, count: number, rareEvery: numbe
     from generate_series(1, ${count}) g`;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const quantile = (xs: number[], q: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
-};
-
-async function startServer(env: Record<string, string>, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], {
-    env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  for (let i = 0; i < 300; i++) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/healthz`)).status < 500) return child;
-    } catch { /* not up yet */ }
-    await sleep(100);
-  }
-  throw new Error('jobsite serve did not start');
-}
-
-/** The plan in brief: its scan nodes with their indexes, outermost first. */
-function planSummary(node: Record<string, unknown>): string[] {
-  const type = node['Node Type'] as string;
-  const index = node['Index Name'] ? ` ${node['Index Name']}` : node['Relation Name'] ? ` ${node['Relation Name']}` : '';
-  const here = /Scan|Sort|BitmapOr|BitmapAnd/.test(type) && !/Subquery/.test(type) && node['Parent Relationship'] !== 'SubPlan' ? [`${type}${index}`] : [];
-  const children = (node.Plans as Record<string, unknown>[] | undefined) ?? [];
-  return [...here, ...children.filter((c) => c['Parent Relationship'] !== 'SubPlan').flatMap(planSummary)];
-}
-
 interface Case { name: string; path: string; key: string; explain: () => Promise<CompiledQuery[]> }
 
-interface Fixture { workspaceId: string; adminKey: string; restrictedId: string; restrictedKey: string; seconds: number }
+interface Fixture { workspaceId: string; adminKey: string; restrictedId: string; restrictedKey: string; heavyId: string; heavyKey: string; seconds: number }
+
+const RESTRICTED_ID = `usr_${'r'.padEnd(26, '0')}`;
+const HEAVY_ID = `usr_${'h'.padEnd(26, '0')}`;
+
+/** The restricted user on 2 % of A's projects (added to a database kept by an older run too), and a key for them. */
+async function heavyUser(url: string, workspaceId: string): Promise<string> {
+  const handle = openDatabase(url);
+  if (!await handle.db.selectFrom('users').select('id').where('id', '=', HEAVY_ID).executeTakeFirst()) {
+    await handle.db.insertInto('users').values({ id: HEAVY_ID, workspace_id: workspaceId, email: 'heavy@example.test', handle: 'heavy', role: 'restricted' }).execute();
+  }
+  if (!await handle.db.selectFrom('project_members').select('project_id').where('user_id', '=', HEAVY_ID).executeTakeFirst()) {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    await client.query(`insert into project_members (project_id, user_id, workspace_id)
+      select id, $2, $1 from projects where workspace_id = $1 and abs(hashtext(id || 'heavy')) % 50 = 0`, [workspaceId, HEAVY_ID]);
+    await client.query('analyze project_members');
+    await client.end();
+  }
+  const key = await new ApiKeysRepository().issue(handle.db, { workspaceId, userId: HEAVY_ID, name: 'bench', readOnly: true, createdBy: null });
+  await handle.close();
+  return key.secret;
+}
 
 /** Workspaces A and B, their rows, and the restricted user of A, made in SQL. */
 async function seedDatabase(url: string): Promise<Fixture> {
@@ -131,7 +125,7 @@ async function seedDatabase(url: string): Promise<Fixture> {
   const provision = (name: string, email: string) => new WorkspacesService(handle.db).provision({ name, adminEmail: email });
   const a = await provision('Bench A', 'a@example.test');
   const b = await provision('Bench B', 'b@example.test');
-  const restrictedId = `usr_${'r'.padEnd(26, '0')}`;
+  const restrictedId = RESTRICTED_ID;
   await handle.db.insertInto('users').values({ id: restrictedId, workspace_id: a.workspace.id, email: 'restricted@example.test', handle: 'restricted', role: 'restricted' }).execute();
   const restrictedKey = await new ApiKeysRepository().issue(handle.db, { workspaceId: a.workspace.id, userId: restrictedId, name: 'bench', readOnly: true, createdBy: null });
   await handle.close();
@@ -147,7 +141,8 @@ async function seedDatabase(url: string): Promise<Fixture> {
     select id, $2, $1 from projects where workspace_id = $1 and (('x' || substr(id, 23, 8))::bit(32)::int) % 3333 = 0`, [a.workspace.id, restrictedId]);
   await seed.query('vacuum analyze');
   await seed.end();
-  return { workspaceId: a.workspace.id, adminKey: a.api_key.key, restrictedId, restrictedKey: restrictedKey.secret, seconds: (Date.now() - started) / 1000 };
+  const heavyKey = await heavyUser(url, a.workspace.id);
+  return { workspaceId: a.workspace.id, adminKey: a.api_key.key, restrictedId, restrictedKey: restrictedKey.secret, heavyId: HEAVY_ID, heavyKey, seconds: (Date.now() - started) / 1000 };
 }
 
 /** The fixture of a database an earlier `BENCH_KEEP=1` run seeded, with new keys; newer migrations are applied first. */
@@ -161,11 +156,13 @@ async function reuseDatabase(url: string): Promise<Fixture> {
   const handle = openDatabase(url);
   const ws = await handle.db.selectFrom('workspaces').select('id').where('name', '=', 'Bench A').executeTakeFirstOrThrow();
   const adminId = (await handle.db.selectFrom('users').select('id').where('workspace_id', '=', ws.id).where('role', '=', 'admin').executeTakeFirstOrThrow()).id;
-  const restrictedId = `usr_${'r'.padEnd(26, '0')}`;
+  const restrictedId = RESTRICTED_ID;
   const issue = (userId: string) => new ApiKeysRepository().issue(handle.db, { workspaceId: ws.id, userId, name: 'bench', readOnly: true, createdBy: null });
-  const fixture = { workspaceId: ws.id, adminKey: (await issue(adminId)).secret, restrictedId, restrictedKey: (await issue(restrictedId)).secret, seconds: (Date.now() - started) / 1000 };
+  const adminKey = (await issue(adminId)).secret;
+  const restrictedKey = (await issue(restrictedId)).secret;
   await handle.close();
-  return fixture;
+  const heavyKey = await heavyUser(url, ws.id);
+  return { workspaceId: ws.id, adminKey, restrictedId, restrictedKey, heavyId: HEAVY_ID, heavyKey, seconds: (Date.now() - started) / 1000 };
 }
 
 async function main() {
@@ -188,6 +185,7 @@ async function main() {
     const base = `http://127.0.0.1:${port}`;
     const admin = { authorization: `Bearer ${fixture.adminKey}` };
     const restricted = { authorization: `Bearer ${fixture.restrictedKey}` };
+    const heavy = { authorization: `Bearer ${fixture.heavyKey}` };
 
     // The repository's own SQL, captured as Kysely runs it, for EXPLAIN.
     let captured: CompiledQuery[] = [];
@@ -207,6 +205,8 @@ async function main() {
     };
     const deepId = `prj_${(Math.round(ROWS / 2)).toString(16).padStart(25, '0')}0`;
     const deep = encodeCursor('created_at', [deepId]);
+    const tagsDeepAfter = { nameKey: 'm', id: 'tag_' };
+    const tagsDeep = encodeCursor('name', [tagsDeepAfter.nameKey, tagsDeepAfter.id]);
     const q = (text: string) => encodeURIComponent(text);
     const projectCase = (name: string, query: Record<string, string>, criteria: Partial<ProjectListCriteria>, key = 'admin'): Case => ({
       name, key,
@@ -227,9 +227,20 @@ async function main() {
       projectCase('projects, restricted user, first page', {}, { visibleTo: fixture.restrictedId }, 'restricted'),
       projectCase('projects q=street, restricted user', { q: 'street' }, { q: 'street', visibleTo: fixture.restrictedId }, 'restricted'),
       projectCase('projects q=quillfeather, restricted user', { q: 'quillfeather' }, { q: 'quillfeather', visibleTo: fixture.restrictedId }, 'restricted'),
+      projectCase('projects q=ak, restricted user', { q: 'ak' }, { q: 'ak', visibleTo: fixture.restrictedId }, 'restricted'),
+      projectCase('projects q=street, restricted user, deep page', { q: 'street', cursor: deep }, { q: 'street', visibleTo: fixture.restrictedId, after: { id: deepId, updatedAt: null } }, 'restricted'),
+      projectCase('projects q=portland sort=updated_at, restricted user', { q: 'portland', sort: 'updated_at' }, { q: 'portland', sort: 'updated_at', visibleTo: fixture.restrictedId }, 'restricted'),
+      projectCase('projects, heavy restricted user (2 %), first page', {}, { visibleTo: fixture.heavyId }, 'heavy'),
+      projectCase('projects q=street, heavy restricted user', { q: 'street' }, { q: 'street', visibleTo: fixture.heavyId }, 'heavy'),
+      projectCase('projects q=portland, heavy restricted user', { q: 'portland' }, { q: 'portland', visibleTo: fixture.heavyId }, 'heavy'),
+      projectCase('projects q=quillfeather, heavy restricted user', { q: 'quillfeather' }, { q: 'quillfeather', visibleTo: fixture.heavyId }, 'heavy'),
       { name: 'tags, first page (by name)', key: 'admin', path: '/v1/tags', explain: tagsSqlOf({}) },
       ...[['common word', 'roof'], ['rare word', 'quillfeather'], ['no match', 'xylophone'], ['2 chars', 'ak'], ['digits', '4242']]
         .map(([what, text]) => ({ name: `tags q=${text} (${what})`, key: 'admin', path: `/v1/tags?q=${q(text!)}`, explain: tagsSqlOf({ q: text }) })),
+      // A page from the middle of the name order ("m…"): a cursor as a client holds it after some pages.
+      { name: 'tags, deep page (by name)', key: 'admin', path: `/v1/tags?cursor=${tagsDeep}`, explain: tagsSqlOf({ after: tagsDeepAfter }) },
+      ...[['common word', 'roof'], ['rare word', 'quillfeather'], ['2 chars', 'ak']]
+        .map(([what, text]) => ({ name: `tags q=${text} (${what}), deep page`, key: 'admin', path: `/v1/tags?q=${q(text!)}&cursor=${tagsDeep}`, explain: tagsSqlOf({ q: text, after: tagsDeepAfter }) })),
     ];
 
     const load = os.loadavg().map((x) => x.toFixed(1)).join(' ');
@@ -238,7 +249,7 @@ async function main() {
     console.log('| case | rows | HTTP median / p95 ms | EXPLAIN ANALYZE ms | plan |');
     console.log('|---|---:|---:|---:|---|');
     for (const c of cases.filter((x) => x.name.includes(ONLY))) {
-      const headers = c.key === 'admin' ? admin : restricted;
+      const headers = c.key === 'admin' ? admin : c.key === 'heavy' ? heavy : restricted;
       const times: number[] = [];
       let count = 0;
       const failures = new Set<string>();
@@ -254,14 +265,9 @@ async function main() {
         if (times.length >= 5 && times.reduce((x, y) => x + y, 0) > 20_000) break;
       }
       // Every statement the repository ran for the page (a search may run two), each explained.
-      let ms = 0;
-      const plans: string[] = [];
-      for (const query of await c.explain()) {
-        const { rows: [row] } = await tuning.query(`explain (analyze, buffers, format json) ${query.sql}`, query.parameters as unknown[]);
-        const [plan] = row['QUERY PLAN'] as [{ Plan: Record<string, unknown>; 'Execution Time': number }];
-        ms += plan['Execution Time'];
-        plans.push(planSummary(plan.Plan).join(' → '));
-      }
+      const explained = await explainAll(tuning, await c.explain());
+      const ms = explained.ms;
+      const plans = explained.plans.map((p) => p.nodes.join(' → '));
       console.log(`| ${c.name} | ${failures.size ? [...failures].join(', ') : count} | ${quantile(times, 0.5).toFixed(1)} / ${quantile(times, 0.95).toFixed(1)} | ${ms.toFixed(1)} | ${plans.join('; then ')} |`);
     }
     await tuning.end();

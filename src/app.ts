@@ -75,6 +75,8 @@ import { ShareTokens } from './features/share-links/share-links.tokens.ts';
 import { loadUrlSigningSecret } from './storage/url-signing.repository.ts';
 import { SyncService } from './features/sync/sync.service.ts';
 import { syncRoutes } from './features/sync/sync.routes.ts';
+import { SearchService } from './features/search/search.service.ts';
+import { searchRoutes } from './features/search/search.routes.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -241,18 +243,21 @@ export async function buildApp({ config, db, logger, loggerInstance, blobs: give
   exportRoutes(app, new ExportsService(db, blobs, files, config));
   const shareTokens = new ShareTokens(() => loadUrlSigningSecret(db, config.urlSigningSecret));
   shareLinkRoutes(app, new ShareLinksService(db, eventLog, shareTokens, config.publicUrl));
-  sharePageRoutes(app, new SharePages(db, blobs, config), signedImageSources(config));
+  const sharePageLimiter = new RateLimiter(db, config.sharePageViewsPerMinute, 60_000, 1_000, 'share');
+  sharePageRoutes(app, new SharePages(db, blobs, config), signedImageSources(config), sharePageLimiter);
+  app.addHook('onClose', async () => sharePageLimiter.stop());
   syncRoutes(app, new SyncService(db, {
-    project: (actor, id) => projects.get(actor, id),
-    photo: (actor, id) => photos.get(actor, id),
-    video: (actor, id) => videos.get(actor, id),
-    task: (actor, id) => tasks.get(actor, id),
-    comment: (actor, id) => comments.get(actor, id),
-    document: (actor, id) => documents.get(actor, id),
-    report: (actor, id) => reports.get(actor, id),
-    tag: (actor, id) => tags.get(actor, id),
-    user: (actor, id) => users.get(actor, id),
+    project: (actor, ids) => projects.viewsOf(actor, ids),
+    photo: (actor, ids) => photos.viewsOf(actor, ids),
+    video: (actor, ids) => videos.viewsOf(actor, ids),
+    task: (actor, ids) => tasks.viewsOf(actor, ids),
+    comment: (actor, ids) => comments.viewsOf(actor, ids),
+    document: (actor, ids) => documents.viewsOf(actor, ids),
+    report: (actor, ids) => reports.viewsOf(actor, ids),
+    tag: (actor, ids) => tags.viewsOf(actor, ids),
+    user: (actor, ids) => users.viewsOf(actor, ids),
   }));
+  searchRoutes(app, new SearchService(db));
 
   const applicationLimiter = new RateLimiter(db, config.developerProgram.applicationsPerHour, 3600_000, 1_000, 'app');
   developerApplicationRoutes(app, new DeveloperApplicationsService(db, eventLog), applicationLimiter);

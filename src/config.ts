@@ -29,6 +29,11 @@ export interface Config {
    * JOBSITE_SIGN_IN_FAILURES_PER_ADDRESS (default 50); docs/sign-in.md.
    */
   signInFailures: { perEmail: number; perAddress: number };
+  /**
+   * JOBSITE_SHARE_PAGE_VIEWS_PER_MINUTE: share pages (`/s/{token}`) one client address may open per
+   * minute (default 120); past it, a 429 page (docs/share-links.md).
+   */
+  sharePageViewsPerMinute: number;
   /** JOBSITE_SHUTDOWN_TIMEOUT_SECONDS: how long SIGTERM/SIGINT may take, in-flight work included (default 10 s; docs/operations.md). */
   shutdownTimeoutSeconds: number;
   logLevel: string;
@@ -82,6 +87,16 @@ export interface MediaConfig {
   /** JOBSITE_FFMPEG_PATH / JOBSITE_FFPROBE_PATH: the binaries for videos (default: the npm packages', else PATH); `off` disables (docs/videos.md). */
   ffmpegPath: string | null;
   ffprobePath: string | null;
+  /**
+   * JOBSITE_AUTO_ASSIGN_METERS: a photo uploaded without a project, outside every geofence, is filed
+   * under the nearest project (without a fence) within this distance (default 300 m; 0: never by distance).
+   */
+  autoAssignMeters: number;
+  /**
+   * JOBSITE_EXPORT_RETENTION_DAYS: a finished (or failed) export and its ZIP are deleted this many
+   * days after it ended (default 7; 0: kept until deleted). docs/exports.md.
+   */
+  exportRetentionDays: number;
 }
 
 /** Where blobs live: JOBSITE_STORAGE, plus the usual AWS variables for S3. */
@@ -199,6 +214,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workerConcurrency: int('JOBSITE_WORKER_CONCURRENCY', Math.max(2, 2 * os.availableParallelism()), 1, 64),
     ffmpegPath: env.JOBSITE_FFMPEG_PATH || null,
     ffprobePath: env.JOBSITE_FFPROBE_PATH || null,
+    autoAssignMeters: int('JOBSITE_AUTO_ASSIGN_METERS', 300, 0, 50_000),
+    exportRetentionDays: int('JOBSITE_EXPORT_RETENTION_DAYS', 7, 0, 3650),
   };
 
   const mapTiles = mapTilesConfig(env, problems);
@@ -213,7 +230,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (problems.length) throw new ConfigError(problems);
   return Object.freeze({
     port, host, databaseUrl, databasePrepare, dataDir, publicUrl, storage, urlSigningSecret, webhookAllowPrivate, webhookLeaseSeconds, webhookEndpointsPerWorkspace,
-    rateLimitPerMinute, signInFailures: Object.freeze(signInFailures), shutdownTimeoutSeconds, logLevel, logFormat, media: Object.freeze(media),
+    rateLimitPerMinute, signInFailures: Object.freeze(signInFailures), sharePageViewsPerMinute: int('JOBSITE_SHARE_PAGE_VIEWS_PER_MINUTE', 120, 1, 1_000_000), shutdownTimeoutSeconds, logLevel, logFormat, media: Object.freeze(media),
     developerProgram: Object.freeze(developerProgram), mapTiles,
   });
 }

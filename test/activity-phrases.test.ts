@@ -40,6 +40,8 @@ const EXPECTED: Record<EventType, [ActivityEvent, string, string]> = {
   'photo.created': [ev('photo.created', photo), 'Rosa Crew uploaded a photo', '/photos/pho_1'],
   'photo.updated': [ev('photo.updated', { ...photo, caption: 'North wall' }), 'A photo “North wall” was changed', '/photos/pho_1'],
   'photo.deleted': [ev('photo.deleted', photo), 'A photo was deleted', `/projects/${PRJ}`],
+  'photo.assigned': [ev('photo.assigned', { photo, project_id: PRJ, previous_project_id: null, assigned_by: 'geofence', user_id: null }),
+    'A photo was filed here by its location (inside the site’s geofence)', '/photos/pho_1'],
   'video.created': [ev('video.created', video), 'Rosa Crew uploaded a video “Crane lift”', `/projects/${PRJ}`],
   'video.updated': [ev('video.updated', video), 'A video “Crane lift” was changed', `/projects/${PRJ}`],
   'video.deleted': [ev('video.deleted', video), 'A video “Crane lift” was deleted', `/projects/${PRJ}`],

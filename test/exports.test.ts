@@ -7,6 +7,8 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { verify as verifyGithub } from '@octokit/webhooks-methods';
 import { ExportJobs } from '../src/features/exports/exports.jobs.ts';
+import { purgeExpiredExports } from '../src/features/exports/exports.service.ts';
+import { CLEANUP_CRONTAB } from '../src/jobs/cleanup.ts';
 import type { WebhookDispatcher } from '../src/features/webhooks/webhooks.dispatcher.ts';
 import { newId } from '../src/ids.ts';
 import { api, newUser, newWorkspace, startTestApp, type TestContext, type TestWorkspace } from './helpers.ts';
@@ -336,6 +338,32 @@ describe('who may export', () => {
     assertProblem(await api(t, standard, 'GET', `/v1/exports/${own.id}`), 404, 'not_found');
     assert.equal((await t.app.inject({ method: 'GET', url: own.url.slice(t.config.publicUrl.length) })).statusCode, 404);
     assert.equal((await api(t, ws.admin, 'DELETE', `/v1/exports/${admins.id}`)).statusCode, 204);
+  });
+});
+
+describe('retention', () => {
+  it('says when an export ends its days (7 after it finished), and the hourly task deletes it then, with its ZIP', async () => {
+    const ws = await newWorkspace(t);
+    const prj = await project(ws);
+    await upload(ws.admin, prj, { captured_at: '2026-05-04T07:30:00Z' });
+    await t.runJobs();
+    const [old, recent] = [await exported(ws.admin, prj), await exported(ws.admin, prj)];
+    assert.equal(t.config.media.exportRetentionDays, 7);
+    assert.equal(new Date(old.expires_at).getTime() - new Date(old.finished_at).getTime(), 7 * 86_400_000);
+    const queued = (await api(t, ws.admin, 'POST', `/v1/projects/${prj}/exports`, {})).json();
+    assert.equal(queued.expires_at, null, 'not before it ends');
+    assert.match(CLEANUP_CRONTAB, /^\d+ \* \* \* \* purge_expired_exports$/m);
+
+    const days = (n: number) => new Date(Date.now() - n * 86_400_000);
+    await t.db.updateTable('exports').set({ finished_at: days(7.01) }).where('id', '=', old.id).execute();
+    await t.db.updateTable('exports').set({ finished_at: days(6.9) }).where('id', '=', recent.id).execute();
+    assert.equal(await purgeExpiredExports(t.db, t.app.blobs, 0), 0, '0: kept until deleted');
+    assert.ok(await purgeExpiredExports(t.db, t.app.blobs, 7) >= 1);
+    assertProblem(await api(t, ws.admin, 'GET', `/v1/exports/${old.id}`), 404, 'not_found');
+    assert.equal((await t.app.inject({ method: 'GET', url: old.url.slice(t.config.publicUrl.length) })).statusCode, 404, 'its ZIP is gone');
+    assert.equal((await api(t, ws.admin, 'GET', `/v1/exports/${recent.id}`)).statusCode, 200);
+    assert.equal((await t.app.inject({ method: 'GET', url: recent.url.slice(t.config.publicUrl.length) })).statusCode, 200);
+    assert.equal((await api(t, ws.admin, 'GET', `/v1/exports/${queued.id}`)).statusCode, 200, 'one still running is never purged');
   });
 });
 

@@ -53,7 +53,7 @@ describe('projects', () => {
       assert.equal(res.headers.location, `/v1/projects/${p.id}`);
       assert.ok(res.headers.etag);
       assert.deepEqual(p, {
-        id: p.id, name: 'Smith Residence', description: null, status: 'active', address: EMPTY_ADDRESS, coordinates: null,
+        id: p.id, name: 'Smith Residence', description: null, status: 'active', address: EMPTY_ADDRESS, coordinates: null, geofence: null,
         tags: [], cover_photo_id: null, cover_photo: null, member_ids: [], created_by: ws.admin.id,
         created_at: p.created_at, updated_at: p.updated_at, archived_at: null,
       });

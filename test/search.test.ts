@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
-import { matchesSearch } from '../src/features/projects/projects.repository.ts';
+import { SEARCH_WINDOW, SEARCH_WINDOW_MAX, searchPage } from '../src/db/substring-match.ts';
+import { matchesSearch, ProjectsRepository, type ProjectListCriteria } from '../src/features/projects/projects.repository.ts';
 import { api, newUser, newWorkspace, startTestApp, type TestContext, type TestUser, type TestWorkspace } from './helpers.ts';
 
 describe('q= search', () => {
@@ -113,7 +114,68 @@ describe('q= search', () => {
     }
   });
 
-  it('is a match the trigram index projects_search answers (017_search.sql)', async () => {
+  it('gives a restricted user the same pages whether their projects are fetched by id, the workspace walked or the trigram index read', async () => {
+    const crew = await newUser(t, ws, 'restricted');
+    const names = ['Crew Dock 10%', 'crew dock 1_0', 'CREW yard', 'Crewless depot', 'Dock ak', 'Hidden crew dock', 'Hidden crew yard'];
+    for (const [i, name] of names.entries()) await createProject(`crew${i}`, name, { city: i % 2 ? 'Akron' : 'Reno' });
+    await createProject('crewOwn', 'Own crew dock', {}, crew);
+    for (const i of [0, 1, 2, 3, 4]) {
+      const res = await api(t, ws.admin, 'PUT', `/v1/projects/${made[`crew${i}`]}/members/${crew.id}`);
+      assert.ok(res.statusCode < 300, res.body);
+    }
+    const archived = await api(t, ws.admin, 'POST', `/v1/projects/${made.crew3}/archive`);
+    assert.ok(archived.statusCode < 300, archived.body);
+    const visible = new Set(named('crew0', 'crew1', 'crew2', 'crew3', 'crew4', 'crewOwn'));
+
+    const byIds = new ProjectsRepository();
+    const byWalkThenIds = new ProjectsRepository({ visibleDriveLimit: 0, visibleSearchLimit: 1000 });
+    const byWalk = new ProjectsRepository({ visibleDriveLimit: 0, visibleSearchLimit: 0 });
+    const pages = async (repository: ProjectsRepository, criteria: Partial<ProjectListCriteria>) => {
+      const seen: string[] = [];
+      let after: ProjectListCriteria['after'] = null;
+      for (let page = 0; page < 20; page++) {
+        const rows = await repository.list(t.db, { workspaceId: ws.id, visibleTo: crew.id, status: 'active', sort: 'created_at', after, limit: 2, ...criteria });
+        seen.push(...rows.slice(0, 2).map((r) => r.id));
+        if (rows.length <= 2) break;
+        after = { id: rows[1]!.id, updatedAt: rows[1]!.updated_at };
+      }
+      return seen;
+    };
+    for (const q of ['', 'crew', 'CREW DOCK', 'dock', 'ak', 'k', 'w', '%', '_', '0%', '1_', 'hidden', 'zq']) {
+      for (const sort of ['created_at', 'updated_at'] as const) {
+        for (const status of ['active', 'all'] as const) {
+          const criteria = { q, sort, status };
+          const walked = await pages(byWalk, criteria);
+          assert.deepEqual(await pages(byIds, criteria), walked, JSON.stringify(criteria));
+          assert.deepEqual(await pages(byWalkThenIds, criteria), walked, JSON.stringify(criteria));
+          assert.ok(walked.every((id) => visible.has(id)), JSON.stringify(criteria));
+        }
+      }
+    }
+    assert.deepEqual(await pages(byIds, { q: 'dock' }), named('crewOwn', 'crew4', 'crew1', 'crew0'));
+    assert.deepEqual(await pages(byIds, { q: 'ak', status: 'all' }), named('crew4', 'crew3', 'crew1'), 'name or city, archived too');
+    assert.deepEqual(await pages(byIds, { q: '%' }), named('crew0'), '% taken literally');
+    assert.deepEqual(await pages(byIds, { q: '_' }), named('crew1'), '_ taken literally');
+    assert.deepEqual(await search('crew', crew), named('crewOwn', 'crew2', 'crew1', 'crew0'), 'over HTTP too');
+  });
+
+  it('walks a window sized by how common the word was in the first one, else reads the index (searchPage)', async () => {
+    const tries = async (matchesPer1000: number) => {
+      const log: string[] = [];
+      const rows = await searchPage(50,
+        async (n) => { log.push(`walk ${n}`); return Array.from({ length: Math.min(51, Math.floor((n * matchesPer1000) / 1000)) }, (_, i) => i); },
+        async () => { log.push('index'); return [-1]; });
+      return { log, rows: rows.length };
+    };
+    assert.deepEqual(await tries(100), { log: [`walk ${SEARCH_WINDOW}`], rows: 51 }, 'common: the first window fills the page');
+    assert.deepEqual(await tries(0), { log: [`walk ${SEARCH_WINDOW}`, 'index'], rows: 1 }, 'none in the first window: the index');
+    assert.deepEqual(await tries(10), { log: [`walk ${SEARCH_WINDOW}`, 'walk 7650'], rows: 51 }, '20 of 2,000: a window of 7,650 rows');
+    assert.deepEqual(await tries(20), { log: [`walk ${SEARCH_WINDOW}`, 'walk 3825'], rows: 51 });
+    const rare = await tries(1);
+    assert.deepEqual(rare.log, [`walk ${SEARCH_WINDOW}`, 'index'], `2 of 2,000 would need more than ${SEARCH_WINDOW_MAX} rows: the index`);
+  });
+
+  it('is a match the trigram index projects_search_in_workspace answers (023_search_workspace.sql)', async () => {
     const client = new pg.Client({ connectionString: t.url });
     await client.connect();
     try {
@@ -124,7 +186,7 @@ describe('q= search', () => {
         const query = t.db.selectFrom('projects as p').select('p.id').where(matchesSearch(q)).compile();
         const { rows } = await client.query<{ 'QUERY PLAN': string }>(`explain ${query.sql}`, [...query.parameters]);
         const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
-        assert.match(plan, /Bitmap Index Scan on projects_search/, plan);
+        assert.match(plan, /Bitmap Index Scan on projects_search_in_workspace/, plan);
       }
     } finally {
       await client.end();

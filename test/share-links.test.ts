@@ -347,3 +347,35 @@ describe('share links: who sees what', () => {
     assert.equal((await page(shared.url)).status, 404);
   });
 });
+
+describe('share pages: one address opening too many', () => {
+  it('past JOBSITE_SHARE_PAGE_VIEWS_PER_MINUTE a 429 page with Retry-After, not a view; other links the same', async () => {
+    const limited = await listeningTestApp({ JOBSITE_SHARE_PAGE_VIEWS_PER_MINUTE: '3' });
+    try {
+      const own = await newWorkspace(limited.t);
+      const send = async (method: string, path: string, body?: unknown) => {
+        const res = await fetch(`${limited.origin}${path}`, {
+          method, headers: { authorization: `Bearer ${own.admin.key}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined,
+        });
+        return await res.json() as Json;
+      };
+      const prj = (await send('POST', '/v1/projects', { name: 'Quarry Rd.' })).id;
+      const form = new FormData();
+      form.set('file', new Blob([new Uint8Array(await jpegWithExif({}, 320, 240, '#336699'))], { type: 'image/jpeg' }), 'photo.jpg');
+      const photo = await (await fetch(`${limited.origin}/v1/projects/${prj}/photos`, { method: 'POST', headers: { authorization: `Bearer ${own.admin.key}` }, body: form })).json() as Json;
+      await limited.t.runJobs();
+      const [one, two] = [await send('POST', `/v1/projects/${prj}/share-links`, { photo_ids: [photo.id] }), await send('POST', `/v1/projects/${prj}/share-links`, { photo_ids: [photo.id] })];
+
+      for (let i = 0; i < 3; i++) assert.equal((await page(one.url)).status, 200);
+      const busy = await page(one.url);
+      assert.equal(busy.status, 429);
+      assert.match(busy.html, /Too many pages opened/);
+      assert.ok(Number(busy.headers.get('retry-after')) >= 1 && Number(busy.headers.get('retry-after')) <= 60, String(busy.headers.get('retry-after')));
+      assert.equal(busy.headers.get('cache-control'), 'no-store');
+      assert.equal((await page(two.url)).status, 429, 'counted per address, not per link');
+      assert.equal((await send('GET', `/v1/share-links/${one.id}`)).view_count, 3, 'a refused open is not a view');
+    } finally {
+      await limited.t.close();
+    }
+  });
+});

@@ -371,6 +371,29 @@ describe('signed URL expiry steps', () => {
     assert.throws(() => new UrlSigner(Buffer.alloc(16), 'http://x.test'), /32 bytes/);
   });
 
+  it('gives a key signed again within its step the URL a fresh signer gives, and still refuses bad keys and lifetimes', async () => {
+    let now = Date.UTC(2026, 10, 21, 10, 0, 30);
+    const secret = crypto.randomBytes(32);
+    const s = new UrlSigner(secret, 'http://x.test', () => now);
+    const keys = [newBlobKey('photos'), newBlobKey('photos')];
+    const first = await Promise.all(keys.map((k) => s.url(k, { expiresInSeconds: 3600 })));
+    for (let step = 0; step < 3; step++) {
+      for (const [i, key] of keys.entries()) {
+        const again = await s.url(key, { expiresInSeconds: 3600 });
+        assert.equal(again, await new UrlSigner(secret, 'http://x.test', () => now).url(key, { expiresInSeconds: 3600 }));
+        assert.equal(again === first[i], step === 0, 'the same URL within the step, a new one after it');
+        const url = new URL(again);
+        assert.deepEqual([...url.searchParams.keys()], ['expires', 'sig']);
+        assert.equal((await s.verify(key, { expires: Number(url.searchParams.get('expires')), sig: url.searchParams.get('sig')! })).ok, true);
+        // Overrides are signed into the URL: never the plain one.
+        assert.match(await s.url(key, { expiresInSeconds: 3600, filename: 'a.jpg' }), /&filename=a\.jpg&sig=/);
+      }
+      now += 300_000;
+    }
+    await assert.rejects(s.url('photos/../../etc/passwd', { expiresInSeconds: 3600 }), /Not a blob key/);
+    await assert.rejects(s.url(keys[0]!, { expiresInSeconds: 3600.5 }), /expiresInSeconds/);
+  });
+
   it('reads a lazily loaded secret once, and again after a failed load', async () => {
     let loads = 0;
     const secret = crypto.randomBytes(32);

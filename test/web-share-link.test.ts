@@ -65,6 +65,8 @@ describe('the public share page in Chromium', { skip: SKIP }, () => {
     }
     assert.ok(await page.getByRole('img', { name: 'Rear deck footings' }).isVisible());
     assert.equal(await page.getByRole('link', { name: 'Download original' }).count(), 3);
+    // A finger-sized target (it was a 21 px line of small text).
+    assert.ok((await page.getByRole('link', { name: 'Download original' }).first().boundingBox())!.height >= 44);
     const sideways = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     assert.ok(sideways <= 0, `scrolls sideways by ${sideways}px`);
     // The stylesheet applied (its CSP hash matches): the grid is one column on a phone, several on a desktop.

@@ -57,7 +57,9 @@ export class Availability {
       // A process shutting down stops its own database (embedded) last: what fails then is not news.
       if (this.stopped) return;
       this.log.warn({ dependency: this.name, source, error }, `${this.name} unreachable; answering 503 and retrying until it is back`);
-      this.scheduleProbe(0);
+      // Not at once: while a server shuts down, a pooled connection whose backend has not yet been
+      // told to go may still answer `select 1`, and the outage would be logged as over and begun again.
+      this.scheduleProbe(this.probeMs);
       return;
     }
     this.down.failures++;

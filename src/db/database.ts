@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { Kysely, PostgresDialect, type Transaction } from 'kysely';
 import { preparingPool } from './prepared.ts';
+import { parseTextArray, TEXT_ARRAY } from './text-arrays.ts';
 import { parseTimestamptz } from './timestamps.ts';
 import type { Database } from './schema.ts';
 
@@ -13,6 +14,8 @@ export type Executor = Kysely<Database>;
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 // timestamptz as Date, the same Date as pg's parser gives, in a third of the time (db/timestamps.ts).
 pg.types.setTypeParser(pg.types.builtins.TIMESTAMPTZ, parseTimestamptz);
+// text[] as arrays, the same as pg's parser gives, split at the commas when nothing is quoted (db/text-arrays.ts).
+pg.types.setTypeParser(TEXT_ARRAY, parseTextArray);
 
 export interface DatabaseHandle {
   db: Db;

@@ -22,16 +22,20 @@ const run = promisify(execFile);
  *   embedded-postgres.json   the superuser password (mode 0600)
  *   .embedded-postgres.lock  held while a process decides to start, reuse or stop the server
  *   postgres/pgdata/         PGDATA (made as postgres/pgdata.initdb, renamed when complete)
+ *   postgres/socket/         the server's Unix-domain socket (mode 0700: its user's, and root's)
  *   postgres/server.log      the server's log (the previous one in server.log.1 past 10 MB)
  * As root with a data directory the `postgres` user cannot reach, `postgres` is a link to the
  * server's directory under /var/lib/jobsite (see embedded-home.ts).
  */
 export interface EmbeddedPostgres {
-  /** Connection URL for the `jobsite` database. */
+  /** Connection URL for the `jobsite` database (through the Unix-domain socket when there is one). */
   url: string;
-  /** Connection URL for any database on the same server. */
+  /** Connection URL for any database on the same server, likewise. */
   urlFor(database: string): string;
+  /** The TCP port on 127.0.0.1 (always open, whether or not there is a socket). */
   port: number;
+  /** The directory of the server's Unix-domain socket, or null when it listens on TCP only. */
+  socketDir: string | null;
   /** PGDATA: under the data directory, or where it was relocated to. */
   pgdata: string;
   /** The server's directory (PGDATA and its log), when it is not under the data directory. */
@@ -86,20 +90,42 @@ async function isLivePostgres(pid: number): Promise<boolean> {
   }
 }
 
-/** The port of a live postmaster for this data directory, or null. */
-async function livePort(pgdata: string): Promise<number | null> {
+/** Where a live postmaster for this data directory listens (its port, its socket's directory or ''), or null. */
+async function liveServer(pgdata: string): Promise<{ port: number; socketDir: string } | null> {
   let content: string;
   try {
     content = await fs.readFile(path.join(pgdata, 'postmaster.pid'), 'utf8');
   } catch {
     return null;
   }
+  // Lines 4 and 5: the port, and the first socket directory (empty when started without one).
   const lines = content.split('\n');
   const pid = Number(lines[0]);
   const port = Number(lines[3]);
   if (!pid || !port) return null;
   // A stale pid file (the server died with the machine, say) is no server: pg_ctl start deals with it.
-  return (await isLivePostgres(pid)) ? port : null;
+  return (await isLivePostgres(pid)) ? { port, socketDir: lines[4]?.trim() ?? '' } : null;
+}
+
+/** The longest path of a Unix-domain socket: sun_path holds 108 bytes with the final NUL on Linux, 104 elsewhere. */
+const SOCKET_PATH_MAX = process.platform === 'linux' ? 107 : 103;
+
+/**
+ * Where the server should put its Unix-domain socket: `socket/` next to PGDATA, a directory only
+ * the server's user (and root) may enter. Null, and TCP only, when the socket's path would be
+ * too long for the kernel (a deep data directory) or holds characters that would need quoting
+ * on the server's command line and in its list of directories.
+ */
+export function socketDirFor(serverDir: string): string | null {
+  const dir = path.join(serverDir, 'socket');
+  if (!/^[A-Za-z0-9/._+@-]+$/.test(dir)) return null;
+  return Buffer.byteLength(path.join(dir, '.s.PGSQL.65535')) <= SOCKET_PATH_MAX ? dir : null;
+}
+
+/** The socket directory a running server announced, when this process may connect through it; else null (TCP). */
+async function usableSocketDir(announced: string, port: number): Promise<string | null> {
+  if (announced === '') return null;
+  return fs.access(path.join(announced, `.s.PGSQL.${port}`), fs.constants.R_OK | fs.constants.W_OK).then(() => announced, () => null);
 }
 
 async function waitUntilAccepting(url: string, timeoutMs: number): Promise<void> {
@@ -166,12 +192,20 @@ async function initialise(bin: Binaries, dataDir: string, serverDir: string, pgd
   return password;
 }
 
-/** Starts the server on a free loopback port; tries another port if it lost the race for one. */
-async function startServer(bin: Binaries, serverDir: string, pgdata: string, user: OsUser | null): Promise<number> {
+/**
+ * Starts the server on a free loopback port, and on a Unix-domain socket in `socketDir` when
+ * given; tries another port if it lost the race for one.
+ */
+async function startServer(bin: Binaries, serverDir: string, pgdata: string, user: OsUser | null, socketDir: string | null): Promise<number> {
   const logFile = path.join(serverDir, 'server.log');
   // The server appends to its log for ever; keep one previous generation past 10 MB.
   if (await fs.stat(logFile).then((st) => st.size > 10 * 1024 * 1024, () => false)) {
     await fs.rename(logFile, `${logFile}.1`);
+  }
+  if (socketDir) {
+    await fs.mkdir(socketDir, { recursive: true, mode: 0o700 });
+    await fs.chmod(socketDir, 0o700);
+    if (user) await fs.chown(socketDir, user.uid, user.gid);
   }
   for (let attempt = 1; ; attempt++) {
     const port = await freeLoopbackPort();
@@ -179,7 +213,7 @@ async function startServer(bin: Binaries, serverDir: string, pgdata: string, use
     try {
       await run(bin.pg_ctl, [
         'start', '-w', '-t', '60', '-D', pgdata, '-l', logFile,
-        '-o', `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=200`,
+        '-o', `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories='${socketDir ?? ''}' -c max_connections=200`,
       ], asUser(user));
       return port;
     } catch (err) {
@@ -218,6 +252,7 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
   const unlock = await lock();
   let started = false;
   let port: number;
+  let socketDir: string | null;
   let password: string;
   let presence: pg.Client;
   let serverDir: string;
@@ -227,16 +262,19 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
     ({ serverDir, relocated } = await clusterHome(dataDir, user));
     pgdata = path.join(serverDir, 'pgdata');
     password = await initialise(bin, dataDir, serverDir, pgdata, user);
-    const running = await livePort(pgdata);
+    const running = await liveServer(pgdata);
     if (running) {
-      port = running;
-      await waitUntilAccepting(urlOn(password, port, 'postgres'), 30_000);
+      port = running.port;
+      // A server started by an older version listens on TCP only; one whose socket this process may not open is reached by TCP too.
+      socketDir = await usableSocketDir(running.socketDir, port);
+      await waitUntilAccepting(urlOn(password, port, socketDir, 'postgres'), 30_000);
     } else {
-      port = await startServer(bin, serverDir, pgdata, user);
+      socketDir = socketDirFor(serverDir);
+      port = await startServer(bin, serverDir, pgdata, user, socketDir);
       started = true;
     }
 
-    const admin = new pg.Client({ connectionString: urlOn(password, port, 'postgres') });
+    const admin = new pg.Client({ connectionString: urlOn(password, port, socketDir, 'postgres') });
     await admin.connect();
     try {
       const { rowCount } = await admin.query('select 1 from pg_database where datname = $1', [DEFAULT_DATABASE]);
@@ -245,19 +283,20 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
       await admin.end();
     }
 
-    presence = new pg.Client({ connectionString: urlOn(password, port, 'postgres'), application_name: `${PRESENCE}:${process.pid}` });
+    presence = new pg.Client({ connectionString: urlOn(password, port, socketDir, 'postgres'), application_name: `${PRESENCE}:${process.pid}` });
     presence.on('error', () => undefined);
     await presence.connect();
   } finally {
     await unlock();
   }
 
-  const urlFor = (database: string) => urlOn(password, port, database);
+  const urlFor = (database: string) => urlOn(password, port, socketDir, database);
   let released = false;
   return {
     url: urlFor(DEFAULT_DATABASE),
     urlFor,
     port,
+    socketDir,
     pgdata,
     relocatedTo: relocated ? serverDir : null,
     started,
@@ -277,7 +316,7 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
         }
         await presence.end().catch(() => undefined);
         const stop = forceStop || others === 0;
-        if (stop && (await livePort(pgdata)) !== null) {
+        if (stop && (await liveServer(pgdata)) !== null) {
           await run(bin.pg_ctl, ['stop', '-w', '-t', '60', '-m', 'fast', '-D', pgdata], asUser(user));
         }
       } finally {
@@ -287,6 +326,12 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
   };
 }
 
-function urlOn(password: string, port: number, database: string): string {
-  return `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
+/**
+ * The server's URL: through the Unix-domain socket in `socketDir` when there is one (`?host=`,
+ * which node-postgres and libpq both read; the port names the socket file), else TCP on 127.0.0.1.
+ * A local socket skips the loopback TCP stack on both ends: cheaper per statement (bench/RESULTS.md).
+ */
+function urlOn(password: string, port: number, socketDir: string | null, database: string): string {
+  const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
+  return socketDir ? `${url}?host=${encodeURIComponent(socketDir)}` : url;
 }

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type pg from 'pg';
+import pg from 'pg';
 import type { PostgresCursor, PostgresPool, PostgresPoolClient } from 'kysely';
 
 /**
@@ -14,9 +14,9 @@ import type { PostgresCursor, PostgresPool, PostgresPoolClient } from 'kysely';
  * parameters, e.g. `in ($1, $2, …)`, make new ones); past that, new shapes go unnamed as before.
  * The raw `pool.query` calls (probes, migrations, the job queue) are left as they are.
  *
- * Searches (`ilike`) stay unnamed: after five executions PostgreSQL may keep one generic plan
- * for a prepared statement, and the plan of a search depends on its pattern (a rare word wants
- * the trigram index, a common one the list's order; docs/decisions.md, "Search").
+ * Searches (`ilike`, and full-text `@@`) stay unnamed: after five executions PostgreSQL may keep
+ * one generic plan for a prepared statement, and the plan of a search depends on its pattern (a
+ * rare word wants the trigram or word index, a common one the list's order; docs/decisions.md, "Search").
  */
 export const MAX_PER_CONNECTION = 500;
 /** Shapes whose names are remembered (text → name), so the hash is computed once per shape. */
@@ -28,7 +28,7 @@ const names = new Map<string, string | null>();
 export function statementName(text: string): string | null {
   let name = names.get(text);
   if (name === undefined) {
-    name = /\bilike\b/i.test(text) ? null : `k${crypto.createHash('sha1').update(text).digest('base64url').slice(0, 20)}`;
+    name = /\bilike\b|@@/i.test(text) ? null : `k${crypto.createHash('sha1').update(text).digest('base64url').slice(0, 20)}`;
     if (names.size >= MAX_NAMES) names.delete(names.keys().next().value!);
     names.set(text, name);
   }
@@ -45,22 +45,63 @@ class PreparingClient {
 
   query(text: string | PostgresCursor<unknown>, values: readonly unknown[] = []): unknown {
     if (typeof text !== 'string') return this.client.query(text as never);
-    if (values.length === 0) return this.client.query(text, values as unknown[]);
+    if (values.length === 0) return this.run(undefined, text, values as unknown[]);
     const name = statementName(text);
-    if (name === null || this.stale.has(name)) return this.client.query(text, values as unknown[]);
+    if (name === null || this.stale.has(name)) return this.run(undefined, text, values as unknown[]);
     if (!this.prepared.has(name)) {
-      if (this.prepared.size >= MAX_PER_CONNECTION) return this.client.query(text, values as unknown[]);
+      if (this.prepared.size >= MAX_PER_CONNECTION) return this.run(undefined, text, values as unknown[]);
       this.prepared.add(name);
     }
-    return this.client.query({ name, text, values: values as unknown[] }).catch((err: unknown) => {
+    return this.run(name, text, values as unknown[]).catch((err: unknown) => {
       if (isStalePlan(err)) this.stale.add(name);
       throw err;
     });
   }
 
+  /**
+   * A statement, named when `name` is given. `client.query({ name, text, values })` copies the
+   * config through property descriptors on every call (pg's cloneQueryConfig, a few µs); a Query
+   * made from the text, then named, is the same statement without the copy (and without a name,
+   * what `client.query(text, values)` makes). The client's read timeout applies as to any other.
+   *
+   * That timeout's timer keeps the query, and whatever its callback reaches, alive until a full
+   * garbage collection even once it is cleared: every result would survive the young-generation
+   * collections and be promoted (a page of 50 events: ~70 KB a request, scavenges 10× slower).
+   * So once the query ends it lets go of its rows, and its callback of the promise.
+   */
+  private run(name: string | undefined, text: string, values: unknown[]): Promise<pg.QueryResult> {
+    const pending: { resolve?: (result: pg.QueryResult) => void; reject?: (err: Error) => void } = {};
+    const promise = new Promise<pg.QueryResult>((resolve, reject) => {
+      pending.resolve = resolve;
+      pending.reject = reject;
+    });
+    const query = new pg.Query(text, values, (err, result) => {
+      const { resolve, reject } = pending;
+      pending.resolve = pending.reject = undefined;
+      if (err) {
+        // A query that failed (or timed out) may still receive the server's late answer: its result stays.
+        reject?.(err);
+        return;
+      }
+      // After pg's own 'end' event, which follows this callback synchronously.
+      queueMicrotask(() => releaseRows(query));
+      resolve?.(result as unknown as pg.QueryResult);
+    });
+    if (name !== undefined) (query as unknown as { name: string }).name = name;
+    this.client.query(query);
+    return promise;
+  }
+
   release(): void {
     this.client.release();
   }
+}
+
+/** Drops a finished query's result (pg keeps it on the query as `_result` and `_results`). */
+function releaseRows(query: object): void {
+  const q = query as { _result?: unknown; _results?: unknown };
+  q._result = undefined;
+  q._results = undefined;
 }
 
 /** PostgreSQL's answer to a prepared statement whose result columns a schema change altered (another process migrated). */

@@ -95,7 +95,17 @@ export interface ProjectsTable {
   tags: ColumnType<{ id: string; name: string; color: string }[], never, never>;
   /** Likewise: the blob key of the cover photo's thumbnail (null without a cover or before it is processed). */
   cover_thumbnail_key: ColumnType<string | null, never, never>;
+  /** A GeoJSON Polygon or {radius_m} (migration 022), with its bounding box and area, written together by the application. */
+  geofence: ColumnType<Geofence | null, string | null | undefined, string | null>;
+  geofence_min_lon: number | null;
+  geofence_min_lat: number | null;
+  geofence_max_lon: number | null;
+  geofence_max_lat: number | null;
+  geofence_area_m2: number | null;
 }
+
+/** A project's geofence as stored (and returned): a polygon of [lon, lat] positions, or a radius around the project's coordinates. */
+export type Geofence = { type: 'Polygon'; coordinates: number[][][] } | { radius_m: number };
 
 export interface ProjectMembersTable {
   project_id: string;
@@ -209,7 +219,8 @@ export type PhotoTimeSource = 'client' | 'exif_offset' | 'exif_local' | 'exif' |
 export interface PhotosTable {
   id: string;
   workspace_id: string;
-  project_id: string;
+  /** Null while the photo is unfiled (uploaded with POST /v1/photos and not yet filed; migration 022). */
+  project_id: string | null;
   creator_id: string;
   blob_key: string;
   content_type: string;
@@ -237,6 +248,8 @@ export interface PhotosTable {
   processed_at: NullableTimestamp;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** Kept in step by triggers (migration 024), never written by the application: the photo's tags as {id, name, color}, sorted by lowercased name (collation "C"), then id. */
+  tags: ColumnType<{ id: string; name: string; color: string }[], never, never>;
 }
 
 export interface VideosTable {
@@ -330,6 +343,8 @@ export interface Database {
   exports: ExportsTable;
   sync_changes: SyncChangesTable;
   sync_heads: SyncHeadsTable;
+  search_entries: SearchEntriesTable;
+  document_texts: DocumentTextsTable;
 }
 
 export interface TagsTable {
@@ -372,6 +387,8 @@ export interface TasksTable {
   created_by: string;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** Kept in step by triggers (migration 024), never written by the application: the task's photo ids in its order. */
+  photo_ids: ColumnType<string[], never, never>;
 }
 
 export interface TaskPhotosTable {
@@ -525,4 +542,29 @@ export interface SyncHeadsTable {
   workspace_id: string;
   last_seq: Generated<number>;
   horizon: Generated<number>;
+}
+
+/** GET /v1/search's index (migration 021): written only by triggers on the source tables. */
+export interface SearchEntriesTable {
+  workspace_id: ColumnType<string, never, never>;
+  type: ColumnType<string, never, never>;
+  id: ColumnType<string, never, never>;
+  project_id: ColumnType<string | null, never, never>;
+  title: ColumnType<string, never, never>;
+  body: ColumnType<string, never, never>;
+  tsv: ColumnType<string, never, never>;
+  updated_at: ColumnType<Date, never, never>;
+}
+
+export type DocumentTextStatus = 'extracted' | 'empty' | 'failed';
+
+/** The text of a PDF or text document, written by the extract_document_text job. */
+export interface DocumentTextsTable {
+  document_id: string;
+  status: DocumentTextStatus;
+  text: Generated<string>;
+  page_count: number | null;
+  truncated: Generated<boolean>;
+  error: string | null;
+  extracted_at: Timestamp;
 }

@@ -17,19 +17,58 @@ export function substringMatch(text: RawBuilder<string>, q: string, form: 'index
   return sql<SqlBool>`search_tripled(${text}) ilike ${`%${chars.map((c) => escapeLike(c).repeat(3)).join('')}%`}`;
 }
 
-/** How many rows in a list's order a search reads before it turns to the trigram index. */
-export const SEARCH_WINDOW = 5000;
+/**
+ * `key` (a text already lowercased as `lower(text)`, e.g. an index's sort key) contains `q`,
+ * ignoring case: the same rows as `text ilike '%q%'`. In a database whose encoding has multi-byte
+ * characters (UTF8) ILIKE is that: it lowercases the text and the pattern with lower() and compares
+ * them as LIKE does; in a single-byte one it lowercases byte by byte, as lower() does there. Unlike
+ * ILIKE it lowercases nothing per row, and it reads `key` from an index alone (an index-only walk).
+ */
+export function lowerKeyContains(key: RawBuilder<string>, q: string): Expression<SqlBool> {
+  return sql<SqlBool>`${key} like lower(${`%${escapeLike(q)}%`})`;
+}
 
 /**
- * A page of a `q` search in two tries that each stay cheap whatever the word. `walk`: the next
- * SEARCH_WINDOW rows in the list's order (an index walk that stops there), filtered; a word common
- * here fills the page from them. Otherwise the word is rare here, and `indexed` fetches all its
- * matches through the trigram index and sorts them. As one statement the choice was the planner's,
- * whose estimate counts every workspace's rows (and cannot see where in the order the matches
- * are): a word frequent elsewhere made it walk a whole workspace for a word it hardly holds
- * (seconds at 1M rows). Both return `limit + 1` rows at most, in the list's order.
+ * substringMatch's index form with a two-character query written as the pair's middle
+ * ("ak" → "aakk") rather than the whole tripled pair ("aaakkk"): any four characters of a tripled
+ * text span the ends of two neighbouring triples, so it contains "aakk" exactly where the text
+ * contains "ak" (the same rows), and its trigrams are the pair's only ("aak", "akk"), not also "aaa"
+ * and "kkk", whose posting lists hold nearly every row that has an a or a k.
  */
-export async function searchPage<Row>(limit: number, walk: () => Promise<Row[]>, indexed: () => Promise<Row[]>): Promise<Row[]> {
-  const walked = await walk();
-  return walked.length > limit ? walked : indexed();
+export function substringMatchPairs(text: RawBuilder<string>, q: string): Expression<SqlBool> {
+  const chars = Array.from(q);
+  if (chars.length !== 2) return substringMatch(text, q);
+  const [a, b] = chars.map(escapeLike) as [string, string];
+  return sql<SqlBool>`search_tripled(${text}) ilike ${`%${a}${a}${b}${b}%`}`;
+}
+
+/** How many rows in a list's order a search reads first. */
+export const SEARCH_WINDOW = 2000;
+
+/** The most rows in a list's order a search reads before it turns to the trigram index. */
+export const SEARCH_WINDOW_MAX = 10_000;
+
+/**
+ * A page of a `q` search in tries that each stay cheap whatever the word. `walk(n)`: the matches
+ * among the next `n` rows in the list's order (an index walk that stops there), at most `limit + 1`;
+ * a word common here fills the page from the first SEARCH_WINDOW rows. When it does not, their
+ * matches tell how common it is: none, and the word is rare here (under ~1 in 2,000 rows), so
+ * `indexed` fetches all its matches through the trigram index and sorts them; some, and a window
+ * expected to hold a page (with half again as many rows to spare) is walked, when it is at most
+ * SEARCH_WINDOW_MAX rows, before the index. As one statement the choice was the planner's, whose
+ * estimate counts every workspace's rows (and cannot see where in the order the matches are): a
+ * word frequent elsewhere made it walk a whole workspace for a word it hardly holds (seconds at 1M
+ * rows). Every try returns `limit + 1` rows at most, in the list's order, and a full page from any
+ * of them is the page: which try answers changes the cost, never the rows.
+ */
+export async function searchPage<Row>(limit: number, walk: (rows: number) => Promise<Row[]>, indexed: () => Promise<Row[]>): Promise<Row[]> {
+  const walked = await walk(SEARCH_WINDOW);
+  if (walked.length > limit) return walked;
+  if (walked.length === 0) return indexed();
+  const window = Math.ceil((SEARCH_WINDOW * (limit + 1) * 1.5) / walked.length);
+  if (window <= SEARCH_WINDOW_MAX) {
+    const more = await walk(window);
+    if (more.length > limit) return more;
+  }
+  return indexed();
 }

@@ -2,8 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../db/database.ts';
 import type { Role } from '../db/schema.ts';
 import type { Actor } from './actor.ts';
-import { hashApiKeySecret, isWellFormedApiKey } from './api-key-secret.ts';
-import { CredentialCache } from './credential-cache.ts';
+import { isWellFormedApiKey } from './api-key-secret.ts';
+import { CredentialCache, digestOf } from './credential-cache.ts';
 import { ApiError } from './errors.ts';
 import { KeyUsageRecorder } from './key-usage.ts';
 import type { SessionAuthenticator } from './session-auth.ts';
@@ -60,7 +60,7 @@ export class ApiKeyAuthenticator {
     if (!isWellFormedApiKey(secret)) throw unauthorized('malformed_api_key', 'That is not a Jobsite API key (they look like `jsk_` and 38 letters and digits).');
 
     const now = Date.now();
-    const result = await this.cache.resolve(hashApiKeySecret(secret), now, (hash) => this.lookup(hash));
+    const result = await this.cache.resolve(digestOf(secret), now, (hash) => this.lookup(hash));
     if (result.state === 'unknown') throw unauthorized('unknown_api_key', 'No such API key.');
     if (result.state === 'revoked') throw unauthorized('revoked_api_key', 'This API key was revoked or its user deactivated.');
     if (result.expiresAt !== null && result.expiresAt <= now) throw unauthorized('expired_api_key', 'This API key has expired; ask for a new one.');

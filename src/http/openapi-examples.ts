@@ -4,11 +4,12 @@ import type { Comment } from '../features/comments/comments.schemas.ts';
 import type { Document } from '../features/documents/documents.schemas.ts';
 import type { Event } from '../features/events/events.schemas.ts';
 import type { Notification } from '../features/notifications/notifications.schemas.ts';
-import type { Photo } from '../features/photos/photos.schemas.ts';
+import type { Photo, PhotoAssignment } from '../features/photos/photos.schemas.ts';
 import type { Project, ProjectCreate, ProjectPatch } from '../features/projects/projects.schemas.ts';
 import type { Report, ReportCreate } from '../features/reports/reports.schemas.ts';
 import type { ShareLink, ShareLinkCreate } from '../features/share-links/share-links.schemas.ts';
 import type { Export, ExportCreate } from '../features/exports/exports.schemas.ts';
+import type { SearchResult, SearchResults } from '../features/search/search.schemas.ts';
 import type { SyncPage } from '../features/sync/sync.schemas.ts';
 import type { Tag } from '../features/tags/tags.schemas.ts';
 import type { Task, TaskCreate, TaskPatch } from '../features/tasks/tasks.schemas.ts';
@@ -57,9 +58,15 @@ const address = { street_address_1: '12 Maple St', street_address_2: null, city:
 const roofing = { id: ids.tag, name: 'Roofing', color: '#e67e22' };
 const punchList = { id: ids.tag2, name: 'Punch list', color: '#c0392b' };
 
+/** The lot of 12 Maple St, Springfield IL, about 40 × 50 m: a GeoJSON Polygon, [longitude, latitude], closed. */
+const mapleStreetLot = {
+  type: 'Polygon' as const,
+  coordinates: [[[-89.65036, 39.78152], [-89.64989, 39.78152], [-89.64989, 39.78197], [-89.65036, 39.78197], [-89.65036, 39.78152]]],
+};
+
 const project: Static<typeof Project> = {
   id: ids.project, name: 'Maple St. remodel', description: 'Kitchen and rear-wall remodel of a 1920s two-storey house; owners stay in during works.',
-  status: 'active', address, coordinates: { lat: 39.7817, lon: -89.6501 }, tags: [roofing],
+  status: 'active', address, coordinates: { lat: 39.7817, lon: -89.6501 }, geofence: mapleStreetLot, tags: [roofing],
   cover_photo_id: ids.photo, cover_photo: { id: ids.photo, thumbnail_url: signed('photos/2026/11/9b1f3c2a.thumbnail') },
   member_ids: [ids.admin, ids.sam], created_by: ids.admin, created_at: created, updated_at: updated, archived_at: null,
 };
@@ -131,7 +138,7 @@ const photoExport: Static<typeof Export> = {
   selection: { photo_ids: null, captured_after: '2026-11-17T06:00:00.000Z', captured_before: '2026-11-24T06:00:00.000Z', tag_ids: [ids.tag] },
   file_name: 'Maple St. remodel photos 2026-11-24.zip', photo_count: 214, byte_size: 771_604_338,
   url: signed('exports/2026/11/f3b7d1a9', '&disposition=attachment&filename=Maple%20St.%20remodel%20photos%202026-11-24.zip&type=application%2Fzip'),
-  requested_by: ids.admin, created_at: created, updated_at: updated, finished_at: updated,
+  requested_by: ids.admin, created_at: created, updated_at: updated, finished_at: updated, expires_at: '2026-12-01T15:32:48.017Z',
 };
 
 const delivery: Static<typeof WebhookDelivery> = {
@@ -142,6 +149,21 @@ const delivery: Static<typeof WebhookDelivery> = {
     { attempted_at: '2026-11-24T14:05:17.788Z', status_code: 200, duration_ms: 114, response_excerpt: '{"ok":true}', error: null },
   ],
 };
+
+const searchHits: Static<typeof SearchResult>[] = [
+  {
+    type: 'task', id: ids.task, project_id: ids.project, title: 'Water damage in the basement: dry out and replace drywall',
+    snippet: '«Water» «damage» in the «basement»: dry out and replace drywall', score: 0.607927,
+  },
+  {
+    type: 'document', id: ids.document, project_id: ids.project, title: 'Inspection report 2026-11-18.pdf',
+    snippet: 'North wall of the «basement» shows «water» «damage» up to 40 cm; sump pump discharge blocked, see photo 12', score: 0.227973,
+  },
+  {
+    type: 'photo', id: ids.photo, project_id: ids.project, title: 'Basement, north wall: water stains after Tuesday\'s rain',
+    snippet: '«Basement», north wall: «water» stains after Tuesday\'s rain', score: 0.198765,
+  },
+];
 
 export const SCHEMA_EXAMPLES: Record<string, unknown> = {
   Project: project,
@@ -160,15 +182,21 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
   ProjectCreate: {
     name: 'Maple St. remodel', description: 'Kitchen and rear-wall remodel.',
     address: { street_address_1: '12 Maple St', city: 'Springfield', state: 'IL', postal_code: '62704', country: 'US' },
-    coordinates: { lat: 39.7817, lon: -89.6501 },
+    coordinates: { lat: 39.7817, lon: -89.6501 }, geofence: mapleStreetLot,
   } satisfies Static<typeof ProjectCreate>,
-  ProjectPatch: { address: { city: 'Shelbyville' }, cover_photo_id: ids.photo } satisfies Static<typeof ProjectPatch>,
+  ProjectPatch: { address: { city: 'Shelbyville' }, cover_photo_id: ids.photo, geofence: { radius_m: 150 } } satisfies Static<typeof ProjectPatch>,
+  Geofence: mapleStreetLot,
+  GeofencePolygon: mapleStreetLot,
+  GeofenceRadius: { radius_m: 150 },
   Address: address,
   AddressInput: { street_address_1: '12 Maple St', city: 'Springfield', state: 'IL', postal_code: '62704', country: 'US' },
   Coordinates: { lat: 39.7817, lon: -89.6501 },
   PhotoCoordinates: { lat: 39.78172, lon: -89.65014, altitude: 182.4 },
   Photo: photo,
   PhotoPatch: { caption: 'North wall after the new sill plate', coordinates: { lat: 39.78172, lon: -89.65014 } },
+  PhotoAssignment: {
+    photo, project_id: ids.project, previous_project_id: null, assigned_by: 'geofence', user_id: null,
+  } satisfies Static<typeof PhotoAssignment>,
   PhotoImport: { source_url: 'https://photos.example.com/site/IMG_0412.jpg', caption: 'North wall', tag_ids: [ids.tag] },
   AnnotationShapes: {
     shapes: [
@@ -236,6 +264,8 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
     next_cursor: 'eyJ2IjoxLCJ3Ijoid3NwXzAxamRxNXI4czJ0NHY2dzh4MHkyejRhNmI4IiwicyI6NDE4NSwiayI6IiIsImIiOjAsImQiOjB9',
     has_more: false,
   } satisfies Static<typeof SyncPage>,
+  SearchResult: searchHits[0],
+  SearchResults: { data: searchHits } satisfies Static<typeof SearchResults>,
   Webhook: webhook,
   WebhookWithSecret: { ...webhook, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw4Ts9kV0xZ2M=' } satisfies Static<typeof WebhookWithSecret>,
   WebhookCreate: { url: 'https://crm.example.com/hooks/jobsite', events: ['project.*', 'user.added'], description: 'CRM: projects and new users' },

@@ -7,7 +7,7 @@ import { Comment } from '../features/comments/comments.schemas.ts';
 import { EVENT_TYPES, type EventType } from '../features/events/event-types.ts';
 import { Document } from '../features/documents/documents.schemas.ts';
 import { Notification } from '../features/notifications/notifications.schemas.ts';
-import { Photo } from '../features/photos/photos.schemas.ts';
+import { Photo, PhotoAssignment } from '../features/photos/photos.schemas.ts';
 import { Project } from '../features/projects/projects.schemas.ts';
 import { Report } from '../features/reports/reports.schemas.ts';
 import { ShareLink } from '../features/share-links/share-links.schemas.ts';
@@ -64,6 +64,7 @@ const TAGS = [
   { name: 'Workspace', description: 'The workspace of the calling key.' },
   { name: 'Webhooks', description: 'Endpoints that receive events, signed; the delivery log, retries and replays. See docs/webhooks.md.' },
   { name: 'Events', description: 'The event log (30 days): what webhooks deliver, to reconcile without them.' },
+  { name: 'Search', description: 'One search box across projects, captions, tasks, comments and documents (their text too), ranked. See docs/search.md.' },
   { name: 'Sync', description: 'Offline delta sync for field apps: every change the caller can see, in commit order, deletes included. See docs/sync.md.' },
   { name: 'Webhook events', description: 'What a webhook endpoint receives: one POST per event, signed twice.' },
   { name: 'Developer program', description: 'Integrators apply for API access without a key; the operator approves.' },
@@ -124,6 +125,7 @@ const WEBHOOK_HEADERS: DocSchema[] = [
 
 /** The schema of an event's `data`: the resource it carries, or what the event type's description says. */
 function eventDataSchema(event: EventType): DocSchema {
+  if (event === 'photo.assigned') return { ...plain(PhotoAssignment), properties: { ...plain(PhotoAssignment).properties, photo: { $ref: '#/components/schemas/Photo' } } };
   const resource = event.slice(0, event.indexOf('.'));
   const known = EVENT_DATA[resource];
   if (known) return { $ref: `#/components/schemas/${known.name}` };
@@ -144,7 +146,7 @@ function eventDataSchema(event: EventType): DocSchema {
 /** A delivery's body for the reference page, when the event carries a resource we have an example of. */
 function eventExample(event: EventType, data: DocSchema): DocSchema | undefined {
   const name = typeof data.$ref === 'string' ? data.$ref.split('/').at(-1)! : undefined;
-  const example = name ? SCHEMA_EXAMPLES[name] : event === 'webhook.ping' ? { id: 'whk_01jdqf7h9k1n3p5q7r9s1t3v5x', webhook_id: 'whk_01jdqf7h9k1n3p5q7r9s1t3v5x', message: 'Ping from Jobsite.' } : undefined;
+  const example = name ? SCHEMA_EXAMPLES[name] : event === 'photo.assigned' ? SCHEMA_EXAMPLES.PhotoAssignment : event === 'webhook.ping' ? { id: 'whk_01jdqf7h9k1n3p5q7r9s1t3v5x', webhook_id: 'whk_01jdqf7h9k1n3p5q7r9s1t3v5x', message: 'Ping from Jobsite.' } : undefined;
   if (example === undefined) return undefined;
   const projectId = (example as { project_id?: string }).project_id ?? (name === 'Project' ? (example as { id: string }).id : null);
   return {

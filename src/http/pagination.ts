@@ -73,11 +73,28 @@ export function registerPageLinks(app: FastifyInstance, publicUrl: string): void
   addRouteHook(app, 'preSerialization', answersWithPages, async (req: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const page = payload as Partial<PageOf<unknown>> | null;
     if (page && typeof page === 'object' && page.has_more === true && typeof page.next_cursor === 'string') {
-      const url = new URL(req.url, publicUrl);
-      url.searchParams.set('cursor', page.next_cursor);
-      reply.header('link', `<${publicUrl}${url.pathname}${url.search}>; rel="next"`);
+      reply.header('link', `<${publicUrl}${nextPageTarget(req.url, page.next_cursor)}>; rel="next"`);
     }
     return payload;
   });
+}
+
+/**
+ * A path and query that URL parsing and URLSearchParams serialization give back unchanged: word
+ * characters in the path, and `name=value` pairs of characters the form encoding leaves alone.
+ */
+const PLAIN_TARGET = /^\/[\w-]+(?:\/[\w-]+)*\/?(?:\?[\w.*-]+=[\w.*-]*(?:&[\w.*-]+=[\w.*-]*)*)?$/;
+const HAS_CURSOR = /[?&]cursor=/;
+
+/**
+ * The request's path and query with `cursor` set to the next page's (base64url: nothing to
+ * escape). The common request needs no URL parsing; any other goes through URL and
+ * URLSearchParams, which normalize it.
+ */
+export function nextPageTarget(target: string, cursor: string): string {
+  if (PLAIN_TARGET.test(target) && !HAS_CURSOR.test(target)) return `${target}${target.includes('?') ? '&' : '?'}cursor=${cursor}`;
+  const url = new URL(target, 'http://localhost');
+  url.searchParams.set('cursor', cursor);
+  return `${url.pathname}${url.search}`;
 }
 

@@ -1,10 +1,10 @@
 import type { Db } from '../db/database.ts';
 import type { Role } from '../db/schema.ts';
 import type { Actor } from './actor.ts';
-import { CredentialCache } from './credential-cache.ts';
+import { CredentialCache, digestOf } from './credential-cache.ts';
 import { ApiError } from './errors.ts';
 import { KeyUsageRecorder } from './key-usage.ts';
-import { hashSecret, isWellFormedSecret } from './session-secret.ts';
+import { isWellFormedSecret } from './session-secret.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -39,7 +39,7 @@ export class SessionAuthenticator {
   async authenticate(secret: string): Promise<Actor> {
     if (!isWellFormedSecret(secret)) throw unauthorized('invalid_session', 'The session cookie is not one this server issued; sign in again.');
     const now = Date.now();
-    const result = await this.cache.resolve(hashSecret(secret), now, (hash) => this.lookup(hash));
+    const result = await this.cache.resolve(digestOf(secret), now, (hash) => this.lookup(hash));
     if (result.state === 'unknown') throw unauthorized('invalid_session', 'This session has ended (signed out, revoked, or its user deactivated); sign in again.');
     if (result.lastUsedAt + SESSION_IDLE_MS <= now) throw unauthorized('session_expired', 'This session was idle for 30 days and has ended; sign in again.');
     this.usage.touch(result.actor.sessionId!, now);

@@ -11,6 +11,7 @@ import { lostPhotoJobs, PHOTO_CRONTAB, photoTasks } from '../features/photos/pho
 import { lostReportJobs, reportTasks } from '../features/reports/reports.jobs.ts';
 import { exportTasks, lostExportJobs } from '../features/exports/exports.jobs.ts';
 import { lostVideoJobs, videoTasks } from '../features/videos/videos.jobs.ts';
+import { documentTasks, lostDocumentTextJobs } from '../features/documents/documents.jobs.ts';
 import { cleanupTasks, CLEANUP_CRONTAB } from './cleanup.ts';
 import type { JobDeps } from './job-deps.ts';
 import { REQUEUE_CRONTAB, requeueTasks } from './requeue.ts';
@@ -67,8 +68,8 @@ export function quietLogger(log?: PinoLogger, outages: WorkerOutages = {}): Logg
 
 export function taskList(deps: JobDeps): TaskList {
   const tasks: TaskList = {
-    ...cleanupTasks(deps), ...photoTasks(deps), ...videoTasks(deps), ...reportTasks(deps), ...exportTasks(deps),
-    ...requeueTasks(deps.db, [lostPhotoJobs, lostVideoJobs, lostReportJobs, lostExportJobs], deps.log),
+    ...cleanupTasks(deps), ...photoTasks(deps), ...videoTasks(deps), ...reportTasks(deps), ...exportTasks(deps), ...documentTasks(deps),
+    ...requeueTasks(deps.db, [lostPhotoJobs, lostVideoJobs, lostReportJobs, lostExportJobs, lostDocumentTextJobs], deps.log),
   };
   return tasks;
 }

@@ -13,7 +13,11 @@ import { SignIn } from './SignIn.tsx';
 // Pages past the first screen (the projects list) load when first opened.
 const MyTasks = lazy(() => import('./tasks/MyTasks.tsx').then((m) => ({ default: m.MyTasks })));
 const ProjectPage = lazy(() => import('./ProjectPage.tsx').then((m) => ({ default: m.ProjectPage })));
+const UnfiledPhotos = lazy(() => import('./photos/UnfiledPhotos.tsx').then((m) => ({ default: m.UnfiledPhotos })));
 const PhotoPage = lazy(() => import('./photos/PhotoPage.tsx').then((m) => ({ default: m.PhotoPage })));
+const SearchPage = lazy(() => import('./search/SearchPage.tsx').then((m) => ({ default: m.SearchPage })));
+const CommentRedirect = lazy(() => import('./search/SearchRedirects.tsx').then((m) => ({ default: m.CommentRedirect })));
+const VideoRedirect = lazy(() => import('./search/SearchRedirects.tsx').then((m) => ({ default: m.VideoRedirect })));
 const NotificationsPage = lazy(() => import('./notifications/NotificationsPage.tsx').then((m) => ({ default: m.NotificationsPage })));
 
 type State =
@@ -87,11 +91,15 @@ export function App() {
           <Suspense fallback={<p role="status">Loading…</p>}>
             <Switch>
               <Route path="/projects/:id/*?">{(params) => <ProjectPage id={params.id} path={params['*'] ?? ''} session={state.session} />}</Route>
+              <Route path="/photos/unfiled"><UnfiledPhotos /></Route>
               <Route path="/photos/:id">{(params) => <PhotoPage id={params.id} />}</Route>
               <Route path="/settings/*?">{(params) => <SettingsPage session={state.session} path={params['*'] ?? ''} />}</Route>
               <Route path="/projects"><ProjectsPage /></Route>
               <Route path="/notifications"><NotificationsPage /></Route>
               <Route path="/tasks"><MyTasks session={state.session} /></Route>
+              <Route path="/search"><SearchPage /></Route>
+              <Route path="/comments/:id">{(params) => <CommentRedirect id={params.id} />}</Route>
+              <Route path="/videos/:id">{(params) => <VideoRedirect id={params.id} />}</Route>
               <Route path="/"><ProjectsPage /></Route>
               <Route>
                 <h1>Page not found</h1>

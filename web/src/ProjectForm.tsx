@@ -3,12 +3,12 @@ import { ApiProblem, type Project, type ProjectInput } from './api.ts';
 import { ErrorMessage } from './ErrorMessage.tsx';
 import { CoverFieldset, CrewFieldset, extrasOf, TagsFieldset, type ProjectExtras } from './projects/ProjectFormExtras.tsx';
 
-type Field = 'name' | 'street_address_1' | 'city' | 'state' | 'postal_code' | 'country' | 'lat' | 'lon';
+type Field = 'name' | 'street_address_1' | 'city' | 'state' | 'postal_code' | 'country' | 'lat' | 'lon' | 'radius_m';
 type Values = Record<Field, string>;
 
 const LABELS: Record<Field, string> = {
   name: 'Name', street_address_1: 'Street', city: 'City', state: 'State', postal_code: 'Postal code',
-  country: 'Country', lat: 'Latitude', lon: 'Longitude',
+  country: 'Country', lat: 'Latitude', lon: 'Longitude', radius_m: 'Geofence radius in metres',
 };
 const FIELDS = Object.keys(LABELS) as Field[];
 
@@ -17,6 +17,7 @@ function valuesOf(p: Project | null): Values {
     name: p?.name ?? '', street_address_1: p?.address.street_address_1 ?? '', city: p?.address.city ?? '',
     state: p?.address.state ?? '', postal_code: p?.address.postal_code ?? '', country: p?.address.country ?? '',
     lat: p?.coordinates ? String(p.coordinates.lat) : '', lon: p?.coordinates ? String(p.coordinates.lon) : '',
+    radius_m: p?.geofence && 'radius_m' in p.geofence ? String(p.geofence.radius_m) : '',
   };
 }
 
@@ -30,15 +31,21 @@ export function checkProject(v: Values): Partial<Record<Field, string>> {
   if (lon && !lat) errors.lat = 'Enter a latitude too, or clear the longitude.';
   if (lat && !(Number.isFinite(Number(lat)) && Number(lat) >= -90 && Number(lat) <= 90)) errors.lat = 'Latitude must be a number from -90 to 90.';
   if (lon && !(Number.isFinite(Number(lon)) && Number(lon) >= -180 && Number(lon) <= 180)) errors.lon = 'Longitude must be a number from -180 to 180.';
+  const radius = v.radius_m.trim();
+  if (radius && !(Number.isFinite(Number(radius)) && Number(radius) >= 1 && Number(radius) <= 50_000)) errors.radius_m = 'The radius must be a number of metres from 1 to 50,000.';
+  else if (radius && !(lat && lon)) errors.radius_m = 'A radius is drawn around the coordinates: enter them too, or clear the radius.';
   return errors;
 }
 
-function inputOf(v: Values): ProjectInput {
+/** `initial`: the values the form opened with; the geofence is sent only when its field changed (a drawn polygon stays as it is). */
+function inputOf(v: Values, initial: Values): ProjectInput {
   const part = (s: string) => s.trim() || null;
+  const radius = v.radius_m.trim();
   return {
     name: v.name.trim(),
     address: { street_address_1: part(v.street_address_1), city: part(v.city), state: part(v.state), postal_code: part(v.postal_code), country: part(v.country) },
     coordinates: v.lat.trim() && v.lon.trim() ? { lat: Number(v.lat), lon: Number(v.lon) } : null,
+    ...(radius === initial.radius_m.trim() ? {} : { geofence: radius ? { radius_m: Number(radius) } : null }),
   };
 }
 
@@ -63,7 +70,8 @@ export function ProjectForm({ title, project, submitLabel, onSubmit, onCancel, p
   /** Words for a problem this form's caller knows better (412 on an edit). */
   problemWords?: (problem: ApiProblem) => ReactNode | null;
 }) {
-  const [values, setValues] = useState<Values>(() => valuesOf(project));
+  const [initial] = useState<Values>(() => valuesOf(project));
+  const [values, setValues] = useState<Values>(initial);
   const [extras, setExtras] = useState<ProjectExtras>(() => extrasOf(project));
   const [fieldErrors, setFieldErrors] = useState<Partial<Record<Field, string>>>({});
   const [otherErrors, setOtherErrors] = useState<string[]>([]);
@@ -86,7 +94,7 @@ export function ProjectForm({ title, project, submitLabel, onSubmit, onCancel, p
     }
     setBusy(true);
     try {
-      await onSubmit(inputOf(values), extras);
+      await onSubmit(inputOf(values, initial), extras);
     } catch (err) {
       if (err instanceof ApiProblem && err.errors.length > 0) {
         const byField: Partial<Record<Field, string>> = {};
@@ -145,6 +153,12 @@ export function ProjectForm({ title, project, submitLabel, onSubmit, onCancel, p
         {field('lat', { inputMode: 'decimal', hint: 'From -90 to 90, e.g. -36.8485' })}
         {field('lon', { inputMode: 'decimal', hint: 'From -180 to 180, e.g. 174.7633' })}
       </fieldset>
+      {field('radius_m', {
+        inputMode: 'decimal',
+        hint: project?.geofence && 'type' in project.geofence
+          ? 'This project has a drawn geofence (set through the API). A radius here replaces it; leave this empty to keep it.'
+          : 'Photos uploaded without a project and taken within this distance of the coordinates are filed here. From 1 to 50,000.',
+      })}
       <CrewFieldset value={extras.memberIds} onChange={(memberIds) => setExtras((x) => ({ ...x, memberIds }))} />
       <TagsFieldset value={extras.tags} onChange={(tags) => setExtras((x) => ({ ...x, tags }))} />
       {/* A new project has no photos yet: the cover is chosen on an edit. */}

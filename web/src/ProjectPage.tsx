@@ -6,10 +6,12 @@ import { ErrorMessage } from './ErrorMessage.tsx';
 import { ProjectForm } from './ProjectForm.tsx';
 import { PhotoTimeline } from './photos/PhotoTimeline.tsx';
 import { arrivalNotice } from './projects/arrivalNotice.ts';
+import { mayExport } from './exports/exportsApi.ts';
 import { DeleteProject } from './projects/DeleteProject.tsx';
 import { ProjectPeople } from './projects/ProjectPeople.tsx';
 import { ProjectSection, ProjectSectionNav } from './projects/ProjectSections.tsx';
 import { saveProjectEdit } from './projects/saveProject.ts';
+import { SearchBox } from './search/HeaderSearch.tsx';
 
 /** `project.edit` (docs/roles.md): everyone but restricted users, who edit (and archive) only the projects they created. */
 const mayEdit = (session: Session, project: Project) => session.user.role !== 'restricted' || project.created_by === session.user.id;
@@ -133,12 +135,13 @@ export function ProjectPage({ id, session, path = '' }: { id: string; session: S
           </>
         )
         : <p role="status">Loading the project…</p>}
+      <SearchBox landmark="Project search" label="Search this project" placeholder="Search this project" projectId={id} className="project-search" />
       <ProjectSectionNav projectId={id} current={slug} />
       {slug
         ? project ? <ProjectSection slug={slug} rest={rest.join('/')} project={project} session={session} /> : null
         : (
           <>
-            <PhotoTimeline key={id} projectId={id} />
+            <PhotoTimeline key={id} projectId={id} mayExport={mayExport(session.user.role)} />
             {project ? <Comments target={{ type: 'project', id }} /> : null}
           </>
         )}

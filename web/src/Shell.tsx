@@ -3,6 +3,7 @@ import { Link, useLocation } from 'wouter';
 import { api, ApiProblem, displayName, type Session } from './api.ts';
 import { ErrorMessage } from './ErrorMessage.tsx';
 import { NotificationsLink } from './notifications/NotificationsLink.tsx';
+import { HeaderSearch } from './search/HeaderSearch.tsx';
 import { canSeeSettings } from './settings/SettingsPage.tsx';
 
 /** The signed-in frame: a skip link, the header (who, sign out), the navigation and the page. */
@@ -32,12 +33,14 @@ export function Shell({ session, onSignedOut, children }: { session: Session; on
           <ul>
             <li><Link href="/projects" aria-current={inProjects ? 'page' : undefined}>Projects</Link></li>
             <li><Link href="/tasks" aria-current={location === '/tasks' ? 'page' : undefined}>My tasks</Link></li>
+            <li><Link href="/photos/unfiled" aria-current={location === '/photos/unfiled' ? 'page' : undefined}>Unfiled photos</Link></li>
             <li><NotificationsLink current={location === '/notifications'} /></li>
             {canSeeSettings(session.user.role)
               ? <li><Link href="/settings" aria-current={location.startsWith('/settings') ? 'page' : undefined}>Settings</Link></li>
               : null}
           </ul>
         </nav>
+        <HeaderSearch />
         <div className="who">
           <span>{displayName(session.user)}</span>
           <button type="button" onClick={signOut}>Sign out</button>

@@ -40,11 +40,16 @@ export interface Coordinates {
   lon: number;
 }
 
+/** A project's geofence (docs/photos.md, "Photos that file themselves"): a GeoJSON Polygon, or a radius around its coordinates. */
+export type Geofence = { type: 'Polygon'; coordinates: number[][][] } | { radius_m: number };
+
 /** What the project form sends: POST /v1/projects, or PATCH /v1/projects/{id} (merge patch). */
 export interface ProjectInput {
   name: string;
   address: Partial<Address>;
   coordinates: Coordinates | null;
+  /** Sent only when the form changed it; null clears it. */
+  geofence?: Geofence | null;
 }
 
 export interface FieldError {
@@ -59,6 +64,7 @@ export interface Project {
   status: 'active' | 'archived';
   address: Address;
   coordinates: Coordinates | null;
+  geofence: Geofence | null;
   cover_photo: { id: string; thumbnail_url: string } | null;
   created_by: string;
   updated_at: string;
@@ -66,7 +72,8 @@ export interface Project {
 
 export interface Photo {
   id: string;
-  project_id: string;
+  /** Null while the photo waits unfiled (uploaded without a project). */
+  project_id: string | null;
   caption: string | null;
   captured_at: string;
   processing_status: 'pending' | 'processed' | 'failed';
@@ -184,6 +191,8 @@ export const api = {
   restoreProject: (id: string) => requestWithEtag<Project>('POST', `/v1/projects/${encodeURIComponent(id)}/restore`),
   photos: (query: { project_id: string; cursor?: string | null; limit?: number }) =>
     request<Page<Photo>>('GET', '/v1/photos', { query: { ...query, sort: 'captured_at' } }),
+  /** Files an unfiled photo under a project, or moves a filed one (photo.assigned). */
+  movePhoto: (id: string, projectId: string) => request<Photo>('PATCH', `/v1/photos/${encodeURIComponent(id)}`, { body: { project_id: projectId } }),
 };
 
 /** "Ada Lovelace", else the e-mail address. */

@@ -1,5 +1,6 @@
 import { sql, type SqlBool } from 'kysely';
 import type { Executor } from '../../db/database.ts';
+import type { ProjectAccess } from '../projects/projects.access.ts';
 import { bumpUpdatedAt } from '../users/users.repository.ts';
 import type { CommentRow } from './comments.views.ts';
 
@@ -7,8 +8,11 @@ export type SubjectKind = 'photo' | 'task';
 
 /** A photo or task commented on: its project, and for a task its current assignee. */
 export interface SubjectFacts {
-  project_id: string;
+  /** Null for a photo not filed under a project yet (comments belong to a project). */
+  project_id: string | null;
   assignee_id: string | null;
+  /** A photo's uploader (who alone, among restricted users, sees it while it is unfiled); null for a task. */
+  creator_id: string | null;
 }
 
 /** Where a list of comments is drawn from: one project's own conversation, or one photo's or task's. */
@@ -17,6 +21,17 @@ export type CommentScope = { type: 'project'; projectId: string } | { type: 'pho
 export class CommentsRepository {
   get(db: Executor, workspaceId: string, id: string): Promise<CommentRow | undefined> {
     return db.selectFrom('comments').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+  }
+
+  /**
+   * The comments among `ids`, in no particular order, in one statement (sync reads a page's comments
+   * with it); `visibleProjects` as in the list: for a restricted user, only those of their projects.
+   */
+  getMany(db: Executor, workspaceId: string, ids: readonly string[], visibleProjects: ReturnType<ProjectAccess['visibleProjectIds']>): Promise<CommentRow[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    let q = db.selectFrom('comments as c').selectAll('c').where('c.workspace_id', '=', workspaceId).where(sql<SqlBool>`c.id = any(${ids}::text[])`);
+    if (visibleProjects !== null) q = q.where('c.project_id', 'in', visibleProjects);
+    return q.execute();
   }
 
   getForUpdate(db: Executor, workspaceId: string, id: string): Promise<CommentRow | undefined> {
@@ -30,11 +45,11 @@ export class CommentsRepository {
    */
   subject(db: Executor, workspaceId: string, kind: SubjectKind, id: string, lock = false): Promise<SubjectFacts | undefined> {
     if (kind === 'photo') {
-      let q = db.selectFrom('photos').select(['project_id', sql<null>`null`.as('assignee_id')]).where('workspace_id', '=', workspaceId).where('id', '=', id);
+      let q = db.selectFrom('photos').select(['project_id', sql<null>`null`.as('assignee_id'), 'creator_id']).where('workspace_id', '=', workspaceId).where('id', '=', id);
       if (lock) q = q.forShare();
       return q.executeTakeFirst();
     }
-    let q = db.selectFrom('tasks').select(['project_id', 'assignee_id']).where('workspace_id', '=', workspaceId).where('id', '=', id);
+    let q = db.selectFrom('tasks').select(['project_id', 'assignee_id', sql<null>`null`.as('creator_id')]).where('workspace_id', '=', workspaceId).where('id', '=', id);
     if (lock) q = q.forShare();
     return q.executeTakeFirst();
   }

@@ -13,6 +13,8 @@ export const EVENT_TYPES = {
   'photo.created': 'A photo was uploaded and processed (its variants exist). `data` is the photo, with `id` and `url`; its `captured_at`, `captured_at_source` and `captured_at_time_zone` are as processing settled them.',
   'photo.updated': 'A photo\'s caption, time, coordinates, tags or annotations changed. `data` is the photo.',
   'photo.deleted': 'A photo was deleted. `data` is the photo as it was.',
+  'photo.assigned': 'A photo was filed under a project: by its GPS position (a project\'s geofence, or the nearest project) once processed, or moved by a user. ' +
+    '`data` is `{photo, project_id, previous_project_id, assigned_by, user_id}`; `assigned_by` is `geofence`, `nearest` or `user`.',
   'video.created': 'A video was uploaded and processed. `data` is the video.',
   'video.updated': 'A video\'s caption, time or coordinates changed. `data` is the video.',
   'video.deleted': 'A video was deleted. `data` is the video as it was.',

@@ -4,7 +4,7 @@ import { notFound, validationFailed } from '../../http/errors.ts';
 import { decodeCursor, toPage, type PageOf } from '../../http/pagination.ts';
 import { parseRfc3339 } from '../../http/timestamps.ts';
 import { isId } from '../../ids.ts';
-import { ProjectAccess } from '../projects/projects.access.ts';
+import { ProjectAccess, projectScopeOf } from '../projects/projects.access.ts';
 import { EVENT_TYPE_NAMES, EVENT_TYPES, isValidPattern, patternsMatching } from './event-types.ts';
 import { EventsRepository, type EventListCriteria, type StoredEvent } from './events.repository.ts';
 import type { EventListFilters, EventTypeListView } from './events.schemas.ts';
@@ -36,7 +36,7 @@ export class EventsService {
     if (since && until && until <= since) validationFailed([{ path: 'query.until', message: 'must be after `since`' }]);
     const criteria: EventListCriteria = {
       workspaceId: actor.workspaceId,
-      visibleProjects: this.access.visibleProjectIds(this.db, actor),
+      visibleTo: projectScopeOf(actor),
       events: filters.event === undefined ? null : eventsMatching(filters.event),
       projectId: filters.project_id,
       since,

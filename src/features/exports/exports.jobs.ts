@@ -57,6 +57,10 @@ export class ExportJobs {
     this.signForEvents = exportSigner(deps.blobs, deps.config, 'event');
   }
 
+  private get retentionDays(): number {
+    return this.deps.config.media.exportRetentionDays;
+  }
+
   private get blobs(): BlobStore {
     return this.deps.blobs;
   }
@@ -79,7 +83,7 @@ export class ExportJobs {
       await db.transaction().execute(async (tx) => {
         const failed = await this.exports.fail(tx, exportId, error);
         if (!failed) return;
-        await events.emit(tx, { workspaceId: failed.workspace_id, event: 'export.failed', projectId: failed.project_id, data: await toExportView(failed, this.signForEvents) });
+        await events.emit(tx, { workspaceId: failed.workspace_id, event: 'export.failed', projectId: failed.project_id, data: await toExportView(failed, this.signForEvents, this.retentionDays) });
       });
       return;
     } finally {
@@ -88,7 +92,7 @@ export class ExportJobs {
     const recorded = await db.transaction().execute(async (tx) => {
       const done = await this.exports.finish(tx, exportId, { blobKey: written.key, byteSize: written.byteSize, photoCount: written.photoCount });
       if (!done) return false; // deleted meanwhile, or another run finished first
-      await events.emit(tx, { workspaceId: done.workspace_id, event: 'export.finished', projectId: done.project_id, data: await toExportView(done, this.signForEvents) });
+      await events.emit(tx, { workspaceId: done.workspace_id, event: 'export.finished', projectId: done.project_id, data: await toExportView(done, this.signForEvents, this.retentionDays) });
       return true;
     });
     if (!recorded) await this.blobs.delete(written.key);

@@ -81,4 +81,9 @@ export class ExportsRepository {
   async delete(db: Executor, id: string): Promise<void> {
     await db.deleteFrom('exports').where('id', '=', id).execute();
   }
+
+  /** Exports that ended (finished or failed) before `cutoff`, deleted (the trigger records their ZIPs); their ZIPs' keys. */
+  async deleteEndedBefore(db: Executor, cutoff: Date): Promise<{ blob_key: string | null }[]> {
+    return db.deleteFrom('exports').where('finished_at', '<', cutoff).returning('blob_key').execute();
+  }
 }

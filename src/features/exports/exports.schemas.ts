@@ -48,6 +48,11 @@ export const Export = Type.Object({
   created_at: Timestamp,
   updated_at: Timestamp,
   finished_at: Nullable(Type.String({ format: 'date-time', description: 'When it finished or failed.' })),
+  expires_at: Nullable(Type.String({
+    format: 'date-time',
+    description: 'When the export and its ZIP will be deleted: `JOBSITE_EXPORT_RETENTION_DAYS` (default 7) after it finished or failed. '
+      + 'Null while it runs, and where the server keeps exports until they are deleted.',
+  })),
 }, { title: 'Export' });
 export type ExportView = Static<typeof Export>;
 

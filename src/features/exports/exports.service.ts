@@ -30,9 +30,11 @@ export class ExportsService {
   private readonly access = new ProjectAccess();
   private readonly garbage: BlobGarbage;
   private readonly sign: SignExport;
+  private readonly retentionDays: number;
 
   constructor(private readonly db: Db, blobs: BlobStore, private readonly files: FilesService, config: Config) {
     this.sign = exportSigner(blobs, config, 'response');
+    this.retentionDays = config.media.exportRetentionDays;
     this.garbage = new BlobGarbage(blobs);
   }
 
@@ -57,7 +59,7 @@ export class ExportsService {
       await enqueue(tx, WRITE_EXPORT, { export_id: inserted.id }, { jobKey: `export:${inserted.id}`, maxAttempts: EXPORT_ATTEMPTS });
       return inserted;
     });
-    return toExportView(row, this.sign);
+    return toExportView(row, this.sign, this.retentionDays);
   }
 
   async list(actor: Actor, projectId: string, filters: ExportListFilters & { limit: number }): Promise<PageOf<ExportView>> {
@@ -67,11 +69,11 @@ export class ExportsService {
       workspaceId: actor.workspaceId, projectId: project.id, status: filters.status, afterId: after ? String(after[0]) : null, limit: filters.limit,
     });
     const page = toPage(rows, filters.limit, 'id', (r) => [r.id], (r) => r);
-    return { ...page, data: await Promise.all(page.data.map((r) => toExportView(r, this.sign))) };
+    return { ...page, data: await Promise.all(page.data.map((r) => toExportView(r, this.sign, this.retentionDays))) };
   }
 
   async get(actor: Actor, id: string): Promise<ExportView> {
-    return toExportView(await this.export(this.db, actor, id), this.sign);
+    return toExportView(await this.export(this.db, actor, id), this.sign, this.retentionDays);
   }
 
   /** The ZIP's bytes (ranges, so a broken download resumes; HEAD; validators), once finished; 409 `export_not_ready` before. */
@@ -107,4 +109,21 @@ export class ExportsService {
     await this.access.requireProjectOf(db, actor, row.project_id, { kind: 'export', id });
     return row;
   }
+}
+
+/**
+ * The hourly retention task: deletes the exports that ended more than JOBSITE_EXPORT_RETENTION_DAYS
+ * ago (their `expires_at` passed), then their ZIPs (what fails there, the garbage job retries).
+ * Nothing when exports are kept until deleted (0). Returns how many went.
+ */
+export async function purgeExpiredExports(db: Db, blobs: BlobStore, retentionDays: number, now = new Date()): Promise<number> {
+  if (retentionDays <= 0) return 0;
+  const deleted = await db.transaction().execute(async (tx) => {
+    const rows = await new ExportsRepository().deleteEndedBefore(tx, new Date(now.getTime() - retentionDays * 86_400_000));
+    if (rows.some((r) => r.blob_key)) await BlobGarbage.queueCollection(tx);
+    return rows;
+  });
+  const keys = deleted.flatMap((r) => (r.blob_key ? [r.blob_key] : []));
+  if (keys.length > 0) await new BlobGarbage(blobs).collect(db, keys).catch(() => undefined);
+  return deleted.length;
 }

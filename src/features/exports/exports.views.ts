@@ -22,8 +22,13 @@ export function exportSigner(blobs: BlobStore, config: Config, use: 'response' |
     : blobs.signedUrl(row.blob_key, { expiresInSeconds: ttl, filename: row.file_name, disposition: 'attachment', contentType: 'application/zip' });
 }
 
+/** When an export that ended is deleted (JOBSITE_EXPORT_RETENTION_DAYS after); null: not ended, or kept. */
+export function exportExpiry(r: Pick<ExportRow, 'finished_at'>, retentionDays: number): Date | null {
+  return r.finished_at && retentionDays > 0 ? new Date(r.finished_at.getTime() + retentionDays * 86_400_000) : null;
+}
+
 /** An export as the API returns it (and as its events carry it). */
-export async function toExportView(r: ExportRow, sign: SignExport): Promise<ExportView> {
+export async function toExportView(r: ExportRow, sign: SignExport, retentionDays: number): Promise<ExportView> {
   return {
     id: r.id,
     project_id: r.project_id,
@@ -38,5 +43,6 @@ export async function toExportView(r: ExportRow, sign: SignExport): Promise<Expo
     created_at: r.created_at.toISOString(),
     updated_at: r.updated_at.toISOString(),
     finished_at: r.finished_at?.toISOString() ?? null,
+    expires_at: exportExpiry(r, retentionDays)?.toISOString() ?? null,
   };
 }

@@ -10,7 +10,9 @@ import { variantKey } from '../../storage/keys.ts';
 import type { AnnotationShape } from './photos.annotations.ts';
 import { makeVariants, MediaError, readExif, renderAnnotated, type ExifCaptureTime, type Variant } from './photos.media.ts';
 import { PhotosRepository } from './photos.repository.ts';
-import { EVENT_URL_TTL_SECONDS, PROCESS_PHOTO, RENDER_ANNOTATIONS } from './photos.service.ts';
+import { emitAssigned, EVENT_URL_TTL_SECONDS, PROCESS_PHOTO, RENDER_ANNOTATIONS } from './photos.service.ts';
+import { PhotoFiling, type Filing } from './photos.filing.ts';
+import type { Executor } from '../../db/database.ts';
 import { captureTimeOf, placeTimeZone } from './photos.times.ts';
 import { toPhotoView, urlSignerFor, type PhotoRow } from './photos.views.ts';
 import { isOutage } from '../../jobs/outages.ts';
@@ -53,9 +55,11 @@ const stored = (key: string, v: Variant): StoredVariant => ({ key, width: v.widt
 class PhotoJobs {
   private readonly photos = new PhotosRepository();
   private readonly signForEvents;
+  private readonly filing: PhotoFiling;
 
   constructor(private readonly deps: JobDeps) {
     this.signForEvents = urlSignerFor(deps.blobs, Math.max(deps.config.media.urlTtlSeconds, EVENT_URL_TTL_SECONDS));
+    this.filing = new PhotoFiling(deps.config.media.autoAssignMeters);
   }
 
   private get blobs(): BlobStore {
@@ -65,7 +69,8 @@ class PhotoJobs {
   /**
    * EXIF (time read in the zone of where the photo was taken, GPS, orientation — unless the
    * client set them), the photo's time zone, the `large` and `thumbnail` variants, the displayed size; then `processed` (or `failed` with the reason) and
-   * photo.created. A file that is not a usable image fails at once; an infrastructure error
+   * photo.created; an unfiled photo with a position is filed in the same transaction
+   * (photos.filing.ts), with photo.assigned. A file that is not a usable image fails at once; an infrastructure error
    * (storage, database) is retried by the queue, and the last attempt marks the photo failed
    * rather than leave it pending.
    */
@@ -88,15 +93,28 @@ class PhotoJobs {
       helpers.logger.error(`photo ${photoId}: ${changes.processing_error}`);
     }
     await db.transaction().execute(async (tx) => {
-      const row = await this.photos.finishProcessing(tx, photoId, changes);
-      if (!row) return; // deleted meanwhile, or another run finished first
+      // Locked: a move (PATCH project_id) in the meantime is seen here, and one after waits for the filing.
+      const current = await this.photos.getById(tx, photoId, true);
+      if (!current || current.processing_status !== 'pending') return; // deleted meanwhile, or another run finished first
+      const filing = current.project_id === null ? await this.fileByPosition(tx, current, changes) : null;
+      const row = await this.photos.finishProcessing(tx, photoId, filing ? { ...changes, project_id: filing.projectId } : changes);
+      if (!row) return;
       await this.deps.events.emit(tx, {
         workspaceId: row.workspace_id, event: 'photo.created', projectId: row.project_id, data: await toPhotoView(row, this.signForEvents),
       });
+      if (filing) await emitAssigned(this.deps.events, tx, row, { previousProjectId: null, by: filing.by, userId: null }, this.signForEvents);
       if (row.processing_status === 'processed' && row.annotations.length > 0) {
         await enqueue(tx, RENDER_ANNOTATIONS, { photo_id: row.id, version: row.annotations_version }, { jobKey: `annotate:${row.id}` });
       }
     });
+  }
+
+  /** An unfiled photo's project by its position, the client's or the EXIF GPS just read (none without one: it stays unfiled). */
+  private async fileByPosition(tx: Executor, photo: PhotoRow, changes: Updateable<PhotosTable>): Promise<Filing | null> {
+    const lat = changes.lat === undefined ? photo.lat : changes.lat as number | null;
+    const lon = changes.lon === undefined ? photo.lon : changes.lon as number | null;
+    if (lat === null || lon === null) return null;
+    return this.filing.projectFor(tx, photo, { lat, lon });
   }
 
   private async makeVariants(photo: PhotoRow): Promise<Updateable<PhotosTable>> {
@@ -138,7 +156,7 @@ class PhotoJobs {
    * unless the client gave the time.
    */
   private async timeChanges(photo: PhotoRow, captureTime: ExifCaptureTime | null, position: { lat: number; lon: number } | null) {
-    const place = { photo: position, ...await this.photos.placeFallbacks(this.deps.db, photo.project_id) };
+    const place = { photo: position, ...await this.photos.placeFallbacks(this.deps.db, photo.workspace_id, photo.project_id) };
     if (photo.captured_at_source === 'client' || !captureTime) return { captured_at_time_zone: placeTimeZone(place) };
     const time = captureTimeOf(captureTime, place);
     return { captured_at: time.capturedAt, captured_at_source: time.source, captured_at_time_zone: time.timeZone };

@@ -1,7 +1,7 @@
-import { sql, type Insertable, type UpdateObject } from 'kysely';
+import { sql, type Insertable, type SqlBool, type UpdateObject } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 import type { Database, PhotosTable } from '../../db/schema.ts';
-import { hasPhotoTag, photoTagsOf } from '../tags/tags.repository.ts';
+import { hasPhotoTag } from '../tags/tags.repository.ts';
 import { bumpUpdatedAt } from '../users/users.repository.ts';
 import { mediaListConditions, mediaListOrder, type MediaListCriteria } from './media.list.ts';
 import type { PhotoRow } from './photos.views.ts';
@@ -11,51 +11,73 @@ export type { BoundingBox } from './media.list.ts';
 export interface PhotoListCriteria extends MediaListCriteria {
   /** Only photos carrying this tag. */
   tagId?: string;
+  /** Only unfiled photos (`project_id=none`). */
+  unfiled?: boolean;
+  /**
+   * For restricted users (null for the others, with `visibleProjects` null too): photos of the
+   * projects they see, and unfiled photos they uploaded.
+   */
+  visibleTo: { projects: NonNullable<MediaListCriteria['visibleProjects']>; userId: string } | null;
 }
 
-/** The tags of each photo read, in the same statement as the row. */
-const tags = (ref: string) => photoTagsOf(ref).as('tags');
+/** On rows named `ph`: photos of the projects a restricted user sees, and the unfiled ones they uploaded. */
+const seenBy = (visibleTo: NonNullable<PhotoListCriteria['visibleTo']>) =>
+  sql<SqlBool>`(ph.project_id in (${visibleTo.projects}) or (ph.project_id is null and ph.creator_id = ${visibleTo.userId}))`;
 
 export class PhotosRepository {
   get(db: Executor, workspaceId: string, id: string): Promise<PhotoRow | undefined> {
-    return db.selectFrom('photos').selectAll().select(tags('photos.id')).where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+    return db.selectFrom('photos').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+  }
+
+  /**
+   * The photos among `ids`, in no particular order, in one statement (sync reads a page's photos
+   * with it); `visibleTo` as in the list: for a restricted user, only photos of their projects and
+   * their own unfiled ones, the rule `get` applies photo by photo.
+   */
+  getMany(db: Executor, workspaceId: string, ids: readonly string[], visibleTo: PhotoListCriteria['visibleTo']): Promise<PhotoRow[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    let q = db.selectFrom('photos as ph').selectAll('ph').where('ph.workspace_id', '=', workspaceId).where(sql<SqlBool>`ph.id = any(${ids}::text[])`);
+    if (visibleTo !== null) q = q.where(seenBy(visibleTo));
+    return q.execute();
   }
 
   getForUpdate(db: Executor, workspaceId: string, id: string): Promise<PhotoRow | undefined> {
-    return db.selectFrom('photos').selectAll().select(tags('photos.id')).where('workspace_id', '=', workspaceId).where('id', '=', id).forUpdate().executeTakeFirst();
+    return db.selectFrom('photos').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).forUpdate().executeTakeFirst();
   }
 
   /** For jobs, which act on ids they were given (no caller, no workspace). */
   getById(db: Executor, id: string, lock = false): Promise<PhotoRow | undefined> {
-    let q = db.selectFrom('photos').selectAll().select(tags('photos.id')).where('id', '=', id);
+    let q = db.selectFrom('photos').selectAll().where('id', '=', id);
     if (lock) q = q.forUpdate();
     return q.executeTakeFirst();
   }
 
   /** A new photo has no tags yet: the caller applies any (TagsRepository.applyToPhoto) and sets `tags`. */
   insert(db: Executor, row: Insertable<PhotosTable>): Promise<PhotoRow> {
-    return db.insertInto('photos').values(row).returningAll().returning(sql<[]>`'[]'::json`.as('tags')).executeTakeFirstOrThrow();
+    return db.insertInto('photos').values(row).returningAll().executeTakeFirstOrThrow();
   }
 
-  /** One query per page: filters, visibility, the keyset and the tag aggregate together. */
+  /** One query per page: filters, visibility and the keyset together (the tags are on the row). */
   list(db: Executor, c: PhotoListCriteria): Promise<PhotoRow[]> {
-    let q = db.selectFrom('photos as ph').selectAll('ph').select(tags('ph.id'));
+    let q = db.selectFrom('photos as ph').selectAll('ph');
     for (const condition of mediaListConditions('ph', c)) q = q.where(condition);
     if (c.tagId !== undefined) q = q.where(hasPhotoTag('ph.id', c.tagId));
+    if (c.unfiled) q = q.where('ph.project_id', 'is', null);
+    if (c.visibleTo !== null) q = q.where(seenBy(c.visibleTo));
     return q.orderBy(mediaListOrder('ph', c.sort)).limit(c.limit + 1).execute();
   }
 
   /** Applies the changes and moves updated_at forward (at least 1 ms). */
   update(db: Executor, id: string, changes: UpdateObject<Database, 'photos'>): Promise<PhotoRow> {
     return db.updateTable('photos').set({ ...changes, updated_at: bumpUpdatedAt }).where('id', '=', id)
-      .returningAll().returning(tags('photos.id')).executeTakeFirstOrThrow();
+      .returningAll().executeTakeFirstOrThrow();
   }
 
   /** The processing result, written only while the photo is still pending (a second run writes nothing). */
   finishProcessing(db: Executor, id: string, changes: UpdateObject<Database, 'photos'>): Promise<PhotoRow | undefined> {
     return db.updateTable('photos').set({ ...changes, processed_at: sql<Date>`now()`, updated_at: bumpUpdatedAt })
       .where('id', '=', id).where('processing_status', '=', 'pending')
-      .returningAll().returning(tags('photos.id')).executeTakeFirst();
+      .returningAll().executeTakeFirst();
   }
 
   /** Processed photos whose EXIF time was read before migration 014 (source `exif`, no zone yet). */
@@ -64,10 +86,10 @@ export class PhotosRepository {
       .orderBy('id').limit(limit).execute();
   }
 
-  /** What a photo's time zone falls back to: its project's site, then the workspace's time zone. */
-  async placeFallbacks(db: Executor, projectId: string): Promise<{ project: { lat: number; lon: number } | null; workspaceTimeZone: string }> {
-    const row = await db.selectFrom('projects as p').innerJoin('workspaces as w', 'w.id', 'p.workspace_id')
-      .select(['p.lat', 'p.lon', 'w.time_zone']).where('p.id', '=', projectId).executeTakeFirstOrThrow();
+  /** What a photo's time zone falls back to: its project's site (none while unfiled), then the workspace's time zone. */
+  async placeFallbacks(db: Executor, workspaceId: string, projectId: string | null): Promise<{ project: { lat: number; lon: number } | null; workspaceTimeZone: string }> {
+    const row = await db.selectFrom('workspaces as w').leftJoin('projects as p', (join) => join.onRef('p.workspace_id', '=', 'w.id').on('p.id', '=', projectId))
+      .select(['p.lat', 'p.lon', 'w.time_zone']).where('w.id', '=', workspaceId).executeTakeFirstOrThrow();
     return { project: row.lat === null || row.lon === null ? null : { lat: row.lat, lon: row.lon }, workspaceTimeZone: row.time_zone };
   }
 

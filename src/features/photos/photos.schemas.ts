@@ -31,7 +31,10 @@ const StoredShape = Type.Unsafe<Record<string, unknown>>({
 
 export const Photo = Type.Object({
   id: Type.String({ description: 'pho_…' }),
-  project_id: Type.String(),
+  project_id: Nullable(Type.String({
+    description: 'prj_… of the project the photo is filed under; null while it waits unfiled (uploaded with `POST /v1/photos` and not filed ' +
+      'by its position: docs/photos.md, "Photos that file themselves"). `PATCH` it to file or move the photo.',
+  })),
   url: Type.String({ description: 'Signed, expiring URL of the original (the same as `variants.original`).' }),
   variants: VariantUrls,
   width: Nullable(Type.Integer({ description: 'Pixels, as displayed (after EXIF orientation); null until processed.' })),
@@ -95,6 +98,11 @@ export const PhotoPatch = Type.Object({
   caption: Type.Optional(Nullable(Caption)),
   captured_at: Type.Optional(Type.String({ format: 'date-time', description: 'RFC 3339; from then on EXIF no longer sets it.' })),
   coordinates: Type.Optional(Nullable(PhotoCoordinates)),
+  project_id: Type.Optional(Type.String({
+    pattern: IdPattern('prj'),
+    description: 'prj_…: files an unfiled photo under this project, or moves a filed one (`photo.assigned`, `assigned_by: "user"`). ' +
+      'You must be allowed to change the photo and to see the project. A photo cannot be unfiled again.',
+  })),
 }, {
   additionalProperties: false, title: 'PhotoPatch',
   description: 'JSON merge patch: a missing field is unchanged; `coordinates` is replaced whole, `null` clears it.',
@@ -109,7 +117,10 @@ export const PhotoSort = StringEnum(['captured_at', 'created_at'], {
 export const PhotoListQuery = Type.Object({
   limit: Type.Optional(PageQuery.limit),
   cursor: Type.Optional(PageQuery.cursor),
-  project_id: Type.Optional(Type.String({ pattern: IdPattern('prj'), description: 'prj_…' })),
+  project_id: Type.Optional(Type.String({
+    pattern: `^(${IdPattern('prj').slice(1, -1)}|none)$`,
+    description: 'prj_…: that project\'s photos; `none`: the unfiled photos, waiting to be moved to a project (docs/photos.md, "Photos that file themselves").',
+  })),
   captured_after: Type.Optional(Type.String({ format: 'date-time', description: 'RFC 3339; photos taken at or after it.' })),
   captured_before: Type.Optional(Type.String({ format: 'date-time', description: 'RFC 3339; photos taken before it.' })),
   tag_id: Type.Optional(Type.String({ pattern: IdPattern('tag'), description: 'tag_…: only photos carrying this tag.' })),
@@ -126,3 +137,18 @@ export type PhotoListFilters = Static<typeof PhotoListQuery>;
 export const ProjectPhotoListQuery = Type.Omit(PhotoListQuery, ['project_id'], { additionalProperties: false });
 
 export const PhotoIdParams = Type.Object({ id: Type.String({ maxLength: 100, description: 'pho_…' }) });
+
+export const PHOTO_ASSIGNERS = ['geofence', 'nearest', 'user'] as const;
+export type PhotoAssigner = typeof PHOTO_ASSIGNERS[number];
+
+/** `data` of the photo.assigned event. */
+export const PhotoAssignment = Type.Object({
+  photo: Photo,
+  project_id: Type.String({ description: 'prj_… the photo is filed under now.' }),
+  previous_project_id: Nullable(Type.String({ description: 'prj_… it was under before; null when it was unfiled.' })),
+  assigned_by: StringEnum(PHOTO_ASSIGNERS, {
+    description: '`geofence`: its position lies in the project\'s geofence; `nearest`: the nearest project within JOBSITE_AUTO_ASSIGN_METERS; `user`: moved by `PATCH /v1/photos/{id}`.',
+  }),
+  user_id: Nullable(Type.String({ description: 'usr_… who moved it (`assigned_by: "user"`); null when it was filed automatically.' })),
+}, { title: 'PhotoAssignment' });
+export type PhotoAssignmentView = Static<typeof PhotoAssignment>;

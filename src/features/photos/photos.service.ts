@@ -18,7 +18,7 @@ import { TagsRepository } from '../tags/tags.repository.ts';
 import type { AnnotationShape } from './photos.annotations.ts';
 import type { ReceivedPhoto } from './photos.intake.ts';
 import { PhotosRepository, type PhotoListCriteria } from './photos.repository.ts';
-import type { PhotoListFilters, PhotoPatchInput } from './photos.schemas.ts';
+import type { PhotoAssigner, PhotoAssignmentView, PhotoListFilters, PhotoPatchInput } from './photos.schemas.ts';
 import { timeAfterMove } from './photos.times.ts';
 import { toPhotoView, toPhotoViews, urlSignerFor, type PhotoRow, type PhotoView, type SignUrl } from './photos.views.ts';
 
@@ -50,24 +50,25 @@ export class PhotosService {
     this.garbage = new BlobGarbage(blobs);
   }
 
-  /** 404/403 before a byte of the upload is read. */
-  async checkCanUpload(actor: Actor, projectId: string): Promise<void> {
-    await this.access.requireProject(this.db, actor, projectId, 'contribute');
+  /** 404/403 before a byte of the upload is read. Without a project (POST /v1/photos) anyone may upload. */
+  async checkCanUpload(actor: Actor, projectId: string | null): Promise<void> {
+    if (projectId !== null) await this.access.requireProject(this.db, actor, projectId, 'contribute');
   }
 
   /**
    * Records a received upload as a pending photo and queues its processing, in one transaction
    * that also holds the project (so it cannot be deleted in between). If anything refuses the
-   * upload now, the stored object is removed.
+   * upload now, the stored object is removed. Without a project the photo starts unfiled: the
+   * processing job files it by its position, if it can (photos.filing.ts).
    */
-  async create(actor: Actor, projectId: string, received: ReceivedPhoto): Promise<PhotoView> {
+  async create(actor: Actor, projectId: string | null, received: ReceivedPhoto): Promise<PhotoView> {
     const { stored, fields } = received;
     try {
       const row = await this.db.transaction().execute(async (tx) => {
         // The tags are locked before the project (the lock order in tags.repository.ts).
         const tagIds = fields.tagIds ?? [];
         const tags = await this.tags.lockForApplying(tx, actor.workspaceId, tagIds);
-        const project = await this.access.requireProject(tx, actor, projectId, 'contribute', 'share');
+        const project = projectId === null ? null : await this.access.requireProject(tx, actor, projectId, 'contribute', 'share');
         const unknown = tagIds.find((id) => !tags.some((tag) => tag.id === id));
         if (unknown !== undefined) {
           unprocessable('tag_not_found', `No tag ${unknown} in this workspace.`, [{ path: 'body.tag_ids', message: `${unknown} names no tag of the workspace` }]);
@@ -76,7 +77,7 @@ export class PhotosService {
         const photo = await this.photos.insert(tx, {
           id: newId('photo'),
           workspace_id: actor.workspaceId,
-          project_id: project.id,
+          project_id: project?.id ?? null,
           creator_id: actor.userId,
           blob_key: stored.key,
           content_type: stored.contentType,
@@ -107,11 +108,15 @@ export class PhotosService {
 
   async list(actor: Actor, filters: PhotoListFilters & { limit: number }, projectId?: string): Promise<PageOf<PhotoView>> {
     if (projectId !== undefined) await this.access.requireProject(this.db, actor, projectId, 'view');
+    // Unfiled photos are seen by their uploader and by every role but restricted (visibleTo).
+    const unfiled = projectId === undefined && filters.project_id === 'none';
     const criteria: PhotoListCriteria = {
       ...mediaListCriteria({
-        workspaceId: actor.workspaceId, visibleProjects: this.access.visibleProjectIds(this.db, actor), projectId: projectId ?? filters.project_id,
+        workspaceId: actor.workspaceId, visibleProjects: null, projectId: unfiled ? undefined : projectId ?? filters.project_id,
       }, filters),
       tagId: filters.tag_id,
+      unfiled,
+      visibleTo: this.visibleTo(actor),
     };
     const page = mediaPage(await this.photos.list(this.db, criteria), criteria);
     return { ...page, data: await toPhotoViews(page.data, this.sign) };
@@ -121,19 +126,46 @@ export class PhotosService {
     return toPhotoView(await this.photo(this.db, actor, id, 'view'), this.sign);
   }
 
-  /** JSON merge patch of caption, time and coordinates; a value set here is never replaced by EXIF. */
+  /**
+   * The photos among `ids` that the caller may see, each as `get` returns it, in no particular
+   * order (the others are left out): sync's read of a page, one statement instead of one `get` each.
+   */
+  async viewsOf(actor: Actor, ids: readonly string[]): Promise<PhotoView[]> {
+    const rows = await this.photos.getMany(this.db, actor.workspaceId, ids.filter((id) => isId('photo', id)), this.visibleTo(actor));
+    return toPhotoViews(rows, this.sign);
+  }
+
+  /** For restricted users: photos of the projects they see and the unfiled ones they uploaded (null: all of the workspace). */
+  private visibleTo(actor: Actor): PhotoListCriteria['visibleTo'] {
+    const visibleProjects = this.access.visibleProjectIds(this.db, actor);
+    return visibleProjects === null ? null : { projects: visibleProjects, userId: actor.userId };
+  }
+
+  /**
+   * JSON merge patch of caption, time and coordinates (a value set here is never replaced by EXIF),
+   * and of `project_id`: filing an unfiled photo or moving a filed one, for whoever may change the
+   * photo and can see the project it goes to (photo.assigned, by "user").
+   */
   async update(actor: Actor, id: string, patch: PhotoPatchInput, ifMatch: IfMatch): Promise<PhotoView> {
     return this.db.transaction().execute(async (tx) => {
       const photo = await this.photo(tx, actor, id, 'change', true);
       checkIfMatch(ifMatch, viewVersion(photo));
-      const changes = mediaChangesOf(photo, patch);
-      if (Object.keys(changes).length === 0) return toPhotoView(photo, this.sign);
-      // A new position is a new place: the zone follows it, and an EXIF wall-clock time is read again in it.
-      const moved = changes.lat === undefined ? null : timeAfterMove(
+      const { project_id: targetId, ...fields } = patch;
+      const target = targetId === undefined || targetId === photo.project_id ? null
+        : await this.access.requireProject(tx, actor, targetId, 'contribute', 'share');
+      const changes = mediaChangesOf(photo, fields);
+      if (Object.keys(changes).length === 0 && target === null) return toPhotoView(photo, this.sign);
+      // A new position (or, without one, a new project) is a new place: the zone follows it, and an EXIF wall-clock time is read again in it.
+      const position = changes.lat === undefined ? (photo.lat === null || photo.lon === null ? null : { lat: photo.lat, lon: photo.lon })
+        : changes.lat == null || changes.lon == null ? null : { lat: changes.lat, lon: changes.lon };
+      const moved = changes.lat === undefined && target === null ? null : timeAfterMove(
         { captured_at: changes.captured_at ?? photo.captured_at, captured_at_source: changes.captured_at_source ?? photo.captured_at_source, captured_at_time_zone: photo.captured_at_time_zone },
-        { photo: changes.lat == null || changes.lon == null ? null : { lat: changes.lat, lon: changes.lon }, ...await this.photos.placeFallbacks(tx, photo.project_id) },
+        { photo: position, ...await this.photos.placeFallbacks(tx, photo.workspace_id, target?.id ?? photo.project_id) },
       );
-      return this.emitChange(tx, 'photo.updated', await this.photos.update(tx, photo.id, { ...changes, ...moved }));
+      const row = await this.photos.update(tx, photo.id, { ...changes, ...moved, ...(target ? { project_id: target.id } : {}) });
+      if (Object.keys(changes).length > 0) await this.emitChange(tx, 'photo.updated', row);
+      if (target) await emitAssigned(this.events, tx, row, { previousProjectId: photo.project_id, by: 'user', userId: actor.userId }, this.signForEvents);
+      return toPhotoView(row, this.sign);
     });
   }
 
@@ -219,10 +251,25 @@ export class PhotosService {
       : lock ? await this.photos.getForUpdate(db, actor.workspaceId, id)
       : await this.photos.get(db, actor.workspaceId, id);
     if (!row) return notFound('photo', id);
-    await this.access.requireProjectOf(db, actor, row.project_id, { kind: 'photo', id });
+    if (row.project_id !== null) await this.access.requireProjectOf(db, actor, row.project_id, { kind: 'photo', id });
+    // An unfiled photo: restricted users see only their own uploads (docs/photos.md, "Photos that file themselves").
+    else if (actor.role === 'restricted' && row.creator_id !== actor.userId) return notFound('photo', id);
     if (action === 'change') assertMay(actor, 'media.change', row.creator_id);
     return row;
   }
 }
 
 const viewVersion = (p: PhotoRow) => ({ id: p.id, updated_at: p.updated_at.toISOString() });
+
+/**
+ * photo.assigned, in the transaction that filed or moved the photo: `data` is the photo with where
+ * it went, where it was, and what decided (docs/events.md).
+ */
+export async function emitAssigned(
+  events: EventLog, tx: Tx, row: PhotoRow, how: { previousProjectId: string | null; by: PhotoAssigner; userId: string | null }, sign: SignUrl,
+): Promise<void> {
+  const data: PhotoAssignmentView = {
+    photo: await toPhotoView(row, sign), project_id: row.project_id!, previous_project_id: how.previousProjectId, assigned_by: how.by, user_id: how.userId,
+  };
+  await events.emit(tx, { workspaceId: row.workspace_id, event: 'photo.assigned', projectId: row.project_id, data });
+}

@@ -1,11 +1,10 @@
 import type { Selectable } from 'kysely';
 import type { PhotosTable } from '../../db/schema.ts';
 import type { BlobStore } from '../../storage/blob-store.ts';
-import type { TagSummary } from '../tags/tags.views.ts';
 import type { PhotoView } from './photos.schemas.ts';
 
-/** A photo row as the repository reads it: the table's columns plus its tags (sorted by name), aggregated in the same query. */
-export type PhotoRow = Selectable<PhotosTable> & { tags: TagSummary[] };
+/** A photo row as the repository reads it: the table's columns, its tags (sorted by name) among them (migration 024). */
+export type PhotoRow = Selectable<PhotosTable>;
 export type { PhotoView };
 
 /** Signs blob keys into the expiring URLs responses carry. */
@@ -14,13 +13,22 @@ export type SignUrl = (key: string) => Promise<string>;
 export const urlSignerFor = (blobs: BlobStore, ttlSeconds: number): SignUrl =>
   (key) => blobs.signedUrl(key, { expiresInSeconds: ttlSeconds });
 
+/** The blob keys a photo's view signs, in the order photoView takes their URLs: original, large, thumbnail, annotated. */
+const keysOf = (p: PhotoRow): (string | null)[] =>
+  [p.blob_key, p.variants.large?.key ?? null, p.variants.thumbnail?.key ?? null, p.variants.annotated?.key ?? null];
+
 /** A photo as the API returns it (and as events carry it), with freshly signed URLs. */
 export async function toPhotoView(p: PhotoRow, sign: SignUrl): Promise<PhotoView> {
-  const variant = (name: string) => {
-    const v = p.variants[name];
-    return v ? sign(v.key) : Promise.resolve(null);
-  };
-  const [original, large, thumbnail, annotated] = await Promise.all([sign(p.blob_key), variant('large'), variant('thumbnail'), variant('annotated')]);
+  return (await toPhotoViews([p], sign))[0]!;
+}
+
+/** Photos as the API returns them: every URL of the page signed at once, then each view built without waiting. */
+export async function toPhotoViews(rows: PhotoRow[], sign: SignUrl): Promise<PhotoView[]> {
+  const urls = await Promise.all(rows.flatMap(keysOf).map((key) => (key === null ? null : sign(key))));
+  return rows.map((p, i) => photoView(p, urls[4 * i]!, urls[4 * i + 1]!, urls[4 * i + 2]!, urls[4 * i + 3]!));
+}
+
+function photoView(p: PhotoRow, original: string, large: string | null, thumbnail: string | null, annotated: string | null): PhotoView {
   return {
     id: p.id,
     project_id: p.project_id,
@@ -47,5 +55,3 @@ export async function toPhotoView(p: PhotoRow, sign: SignUrl): Promise<PhotoView
     updated_at: p.updated_at.toISOString(),
   };
 }
-
-export const toPhotoViews = (rows: PhotoRow[], sign: SignUrl): Promise<PhotoView[]> => Promise.all(rows.map((r) => toPhotoView(r, sign)));

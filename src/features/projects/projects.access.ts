@@ -93,6 +93,12 @@ export class ProjectAccess {
     return facts;
   }
 
+  /** Ids of the projects a restricted actor sees, listed; null when the actor sees them all. */
+  async listVisibleProjectIds(db: Executor, actor: Actor): Promise<string[] | null> {
+    const userId = projectScopeOf(actor);
+    return userId === null ? null : this.projects.listVisibleProjectIds(db, actor.workspaceId, userId);
+  }
+
   /** Ids of the projects a list of content may draw from, as a subquery; null when the actor sees them all. */
   visibleProjectIds(db: Executor, actor: Actor) {
     const userId = projectScopeOf(actor);

@@ -1,22 +1,66 @@
-import { sql, type Expression, type Selectable, type SelectQueryBuilder, type SqlBool, type UpdateObject } from 'kysely';
+import { sql, type Compilable, type Expression, type Selectable, type SelectQueryBuilder, type SqlBool, type UpdateObject } from 'kysely';
 import type { Executor } from '../../db/database.ts';
-import { escapeLike, SEARCH_WINDOW, searchPage, substringMatch } from '../../db/substring-match.ts';
-import type { Database, ProjectStatus } from '../../db/schema.ts';
+import { QueryShapes, slot } from '../../db/query-shapes.ts';
+import { escapeLike, searchPage, substringMatch } from '../../db/substring-match.ts';
+import type { Database, Geofence, ProjectStatus } from '../../db/schema.ts';
+import type { GeofenceBox, Point } from './projects.geofence.ts';
 import { hasProjectTag } from '../tags/tags.repository.ts';
 import { bumpUpdatedAt } from '../users/users.repository.ts';
 import type { UserRow } from '../users/users.views.ts';
 import { ADDRESS_FIELDS } from './projects.schemas.ts';
 import type { ProjectRow } from './projects.views.ts';
 
-/** Visible to a restricted user: they created it or are on its crew. Kept beside `visibleProjectIds`, its twin. */
+/** Visible to a restricted user: they created it or are on its crew. Kept beside `visibleIds`, its twin. */
 const createdByOrMemberOf = (projectRef: string, creatorRef: string, userId: string): Expression<SqlBool> =>
   sql<SqlBool>`(${sql.ref(creatorRef)} = ${userId} or exists (select 1 from project_members vm where vm.project_id = ${sql.ref(projectRef)} and vm.user_id = ${userId}))`;
 
 /**
+ * The same projects as ids, straight from two indexes: those of the user's crews
+ * (project_members_by_user) and those they created (projects_by_creator). A project both created
+ * and crewed by them comes twice; `in (…)` does not mind.
+ */
+const visibleIds = (db: Executor, workspaceId: string, userId: string) =>
+  db.selectFrom('project_members as vm').select('vm.project_id as id')
+    .where('vm.user_id', '=', userId).where('vm.workspace_id', '=', workspaceId)
+    .unionAll(db.selectFrom('projects as vc').select('vc.id').where('vc.created_by', '=', userId).where('vc.workspace_id', '=', workspaceId));
+
+/**
+ * The next `rows` projects (after the keyset, newest first) that the user may see, as ids: the
+ * first `rows` of their crew rows in project_members_by_user's order and of the projects they
+ * created, merged. A window of the list's order (by id) counted in their projects, not the workspace's.
+ */
+function visibleWindow(db: Executor, c: ProjectListCriteria, userId: string, rows: number) {
+  let crew = db.selectFrom('project_members as wm').select('wm.project_id as id').where('wm.user_id', '=', userId);
+  let own = db.selectFrom('projects as wo').select('wo.id').where('wo.created_by', '=', userId).where('wo.workspace_id', '=', c.workspaceId);
+  if (c.after) {
+    crew = crew.where('wm.project_id', '<', c.after.id);
+    own = own.where('wo.id', '<', c.after.id);
+  }
+  return sql`select w.id from ((${crew.orderBy('wm.project_id', 'desc').limit(rows)}) union (${own.orderBy('wo.id', 'desc').limit(rows)})) w
+    order by w.id desc limit ${rows}`;
+}
+
+/**
+ * Up to how many visible projects a restricted user's list starts from those projects (fetch them
+ * all, filter, sort) rather than walk the workspace's list order and test each row's visibility.
+ * The walk costs the rows it passes before a page is full: ~workspace size × 50 / visible projects.
+ */
+export const VISIBLE_DRIVE_LIMIT = 5000;
+
+/**
+ * Sorted by updated_at (no index gives a user's projects in that order, so the walk is the
+ * workspace's): up to how many visible projects a search whose word is rare in the walk (see
+ * `search`) then fetches the user's projects by id and tests each, rather than fetch the word's
+ * matches in the whole workspace through the trigram index and test each one's visibility: a word
+ * in 12 % of a million projects is 120,000 matches for a user who sees 20,000 projects.
+ */
+export const VISIBLE_SEARCH_LIMIT = 50_000;
+
+/**
  * `q` as a case-insensitive substring of the name or an address part. The parts are matched as one
- * text, a line each (project_search_text, indexed by trigrams in 017_search.sql): one index probe
- * instead of seven. A match cannot span two parts unless `q` holds a line break; only then is each
- * part checked on its own as well.
+ * text, a line each (project_search_text, indexed by trigrams per workspace in
+ * 023_search_workspace.sql): one index probe instead of seven. A match cannot span two parts unless
+ * `q` holds a line break; only then is each part checked on its own as well.
  */
 export function matchesSearch(q: string, form: 'index' | 'row' = 'index'): Expression<SqlBool> {
   const column = (name: string) => sql.ref(`p.${name}`);
@@ -25,6 +69,18 @@ export function matchesSearch(q: string, form: 'index' | 'row' = 'index'): Expre
   const pattern = `%${escapeLike(q)}%`;
   const parts = [sql<SqlBool>`${column('name')} ilike ${pattern}`, ...ADDRESS_FIELDS.map((f) => sql<SqlBool>`${column(f)} ilike ${pattern}`)];
   return sql<SqlBool>`(${whole} and (${sql.join(parts, sql` or `)}))`;
+}
+
+/** Projects `userId` can see, on rows named `p`: all of them unless the user is restricted (then created or on the crew). */
+const seenBy = (userId: string): Expression<SqlBool> =>
+  sql<SqlBool>`(not exists (select 1 from users su where su.id = ${userId} and su.role = 'restricted') or ${createdByOrMemberOf('p.id', 'p.created_by', userId)})`;
+
+export interface FenceCandidate {
+  id: string;
+  geofence: Geofence;
+  lat: number | null;
+  lon: number | null;
+  geofence_area_m2: number;
 }
 
 export type ProjectSortKey = 'created_at' | 'updated_at';
@@ -56,9 +112,14 @@ function listed(db: Executor, c: ProjectListCriteria) {
   return q;
 }
 
-/** The other filters (visibility, crew member, changed since, tag), on rows named `p`. */
-function filtered<DB, TB extends keyof DB>(q: ProjectsQuery<DB, TB>, c: ProjectListCriteria): ProjectsQuery<DB, TB> {
-  if (c.visibleTo !== null) q = q.where(createdByOrMemberOf('p.id', 'p.created_by', c.visibleTo));
+/**
+ * The other filters (visibility, crew member, changed since, tag), on rows named `p`. `visibility`:
+ * tested row by row (`filter`), or as membership in the user's few visible ids (`ids`), which the
+ * planner turns into fetching those projects by primary key; `given`: the rows are visible ones.
+ */
+function filtered<DB, TB extends keyof DB>(db: Executor, q: ProjectsQuery<DB, TB>, c: ProjectListCriteria, visibility: 'filter' | 'ids' | 'given' = 'filter'): ProjectsQuery<DB, TB> {
+  if (c.visibleTo !== null && visibility === 'filter') q = q.where(createdByOrMemberOf('p.id', 'p.created_by', c.visibleTo));
+  if (c.visibleTo !== null && visibility === 'ids') q = q.where(sql<SqlBool>`p.id in (${visibleIds(db, c.workspaceId, c.visibleTo)})`);
   if (c.memberId !== undefined) q = q.where(sql<SqlBool>`exists (select 1 from project_members fm where fm.project_id = p.id and fm.user_id = ${c.memberId})`);
   if (c.updatedSince !== undefined) q = q.where(sql<SqlBool>`p.updated_at >= ${c.updatedSince}`);
   if (c.tagId !== undefined) q = q.where(hasProjectTag('p.id', c.tagId));
@@ -75,9 +136,27 @@ function pageOf<DB, TB extends keyof DB>(q: ProjectsQuery<DB, TB>, c: ProjectLis
 }
 
 export class ProjectsRepository {
+  private readonly pages = new QueryShapes<ProjectRow>();
+
+  /** The bounds VISIBLE_DRIVE_LIMIT and VISIBLE_SEARCH_LIMIT, or others (tests compare every path by setting them to 0). */
+  constructor(private readonly options = { visibleDriveLimit: VISIBLE_DRIVE_LIMIT, visibleSearchLimit: VISIBLE_SEARCH_LIMIT }) {}
+
   get(db: Executor, workspaceId: string, id: string): Promise<ProjectRow | undefined> {
     return db.selectFrom('projects as p').selectAll('p')
       .where('p.workspace_id', '=', workspaceId).where('p.id', '=', id).executeTakeFirst();
+  }
+
+  /**
+   * The projects among `ids`, in no particular order, in one statement (sync reads a page's
+   * projects with it); `visibleTo`: only those this restricted user created or is on the crew of,
+   * the rule `get` applies through projects.access.ts.
+   */
+  getMany(db: Executor, workspaceId: string, ids: readonly string[], visibleTo: string | null): Promise<ProjectRow[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    let q = db.selectFrom('projects as p').selectAll('p')
+      .where('p.workspace_id', '=', workspaceId).where(sql<SqlBool>`p.id = any(${ids}::text[])`);
+    if (visibleTo !== null) q = q.where(createdByOrMemberOf('p.id', 'p.created_by', visibleTo));
+    return q.execute();
   }
 
   /** The project, locked until the transaction ends, so concurrent writes apply one after the other. */
@@ -96,26 +175,95 @@ export class ProjectsRepository {
     return q.executeTakeFirst();
   }
 
-  /** One query per page: filters, visibility, keyset and the crew and tag aggregates together. */
-  list(db: Executor, c: ProjectListCriteria): Promise<ProjectRow[]> {
-    if (c.q !== undefined && c.q !== '') return this.search(db, c, c.q);
-    return pageOf(filtered(listed(db, c), c), c).execute();
+  /**
+   * One query per page: filters, visibility, keyset and the crew and tag aggregates together. A
+   * restricted user who sees few projects (the usual case) gets them fetched by id, filtered, `q`
+   * tested on each, and sorted; walking the workspace's order for them read ~170,000 rows per page
+   * of a million-project workspace. Others walk the list's order (`q`: see `search`, and
+   * `searchVisible` for a restricted user who sees many).
+   */
+  async list(db: Executor, c: ProjectListCriteria): Promise<ProjectRow[]> {
+    const q = c.q !== undefined && c.q !== '' ? c.q : null;
+    const { visibleDriveLimit, visibleSearchLimit } = this.options;
+    // A search in id order can walk the user's own projects in order (searchVisible); others may fetch them by id.
+    const theirWalk = q !== null && c.sort === 'created_at';
+    const visible = c.visibleTo === null ? null
+      : await this.countVisible(db, c.visibleTo, theirWalk ? visibleDriveLimit : Math.max(visibleDriveLimit, visibleSearchLimit));
+    if (visible !== null && visible <= visibleDriveLimit) {
+      if (q === null) return this.page(db, c, 'ids');
+      return pageOf(filtered(db, listed(db, c), c, 'ids').where(matchesSearch(q, 'row')), c).execute();
+    }
+    if (q !== null && c.visibleTo !== null && theirWalk) return this.searchVisible(db, c, q, c.visibleTo);
+    if (q !== null) return this.search(db, c, q, visible !== null && visible <= visibleSearchLimit ? 'ids' : 'index');
+    return this.page(db, c, 'filter');
   }
 
-  /** The projects matching `q`: the two tries of searchPage (the next rows in order, else the trigram index). */
-  private search(db: Executor, c: ProjectListCriteria, q: string): Promise<ProjectRow[]> {
-    const window = inOrder(listed(db, c), c).limit(SEARCH_WINDOW);
-    // offset 0 keeps the subquery whole: all of its matches, then the sort (never a walk in order).
-    const matches = () => filtered(listed(db, c), c).where(matchesSearch(q)).offset(0);
+  /**
+   * A page without a search (the common list), its statement built once per combination of
+   * filters (db/query-shapes.ts): the criteria with a slot for each value, the rest as given.
+   */
+  private page(db: Executor, c: ProjectListCriteria, visibility: 'filter' | 'ids'): Promise<ProjectRow[]> {
+    const slots: ProjectListCriteria = {
+      workspaceId: slot('workspaceId'),
+      visibleTo: c.visibleTo === null ? null : slot('visibleTo'),
+      status: c.status === 'all' ? 'all' : slot('status'),
+      memberId: c.memberId === undefined ? undefined : slot('memberId'),
+      updatedSince: c.updatedSince === undefined ? undefined : slot('updatedSince'),
+      tagId: c.tagId === undefined ? undefined : slot('tagId'),
+      sort: c.sort,
+      after: c.after === null ? null : { id: slot('afterId'), updatedAt: c.after.updatedAt === null ? null : slot('afterUpdatedAt') },
+      limit: slot('limit'),
+    };
+    return this.pages.execute(db, `${visibility} ${JSON.stringify(slots)}`,
+      () => inOrder(filtered(db, listed(db, slots), slots, visibility), slots).limit(slot('fetch')) as unknown as Compilable<ProjectRow>, {
+        workspaceId: c.workspaceId, visibleTo: c.visibleTo, status: c.status, memberId: c.memberId, updatedSince: c.updatedSince,
+        tagId: c.tagId, afterId: c.after?.id, afterUpdatedAt: c.after?.updatedAt, fetch: c.limit + 1,
+      });
+  }
+
+  /**
+   * A restricted user's search by id order when they see many projects: the tries of searchPage
+   * over windows of *their* projects in order (visibleWindow), so that how common the word is in
+   * the window is how common it is among their projects; rare there, through the trigram index.
+   */
+  private searchVisible(db: Executor, c: ProjectListCriteria, q: string, userId: string): Promise<ProjectRow[]> {
     return searchPage(c.limit,
-      () => pageOf(filtered(db.selectFrom(window.as('p')).selectAll('p'), c).where(matchesSearch(q, 'row')), c).execute(),
+      (rows) => pageOf(filtered(db, listed(db, c), c, 'given').where(sql<SqlBool>`p.id in (${visibleWindow(db, c, userId, rows)})`)
+        .where(matchesSearch(q, 'row')), c).execute(),
+      () => pageOf(db.selectFrom(filtered(db, listed(db, c), c).where(matchesSearch(q)).offset(0).as('p')).selectAll('p'), c).execute());
+  }
+
+  /**
+   * How many projects the user may see, counted up to `cap` + 1 (two index-only counts that stop
+   * there). Only a choice of plan: a user belongs to one workspace, so their rows are all in it.
+   */
+  private async countVisible(db: Executor, userId: string, cap: number): Promise<number> {
+    const { rows: [row] } = await sql<{ n: number }>`select
+      (select count(*) from (select 1 from project_members where user_id = ${userId} limit ${cap + 1}) m)::int
+      + (select count(*) from (select 1 from projects where created_by = ${userId} limit ${cap + 1}) c)::int as n`.execute(db);
+    return row!.n;
+  }
+
+  /**
+   * The projects matching `q`: the tries of searchPage, the next rows in order, else all the
+   * matches, found through the trigram index (`index`) or, for a restricted user who sees at most
+   * VISIBLE_SEARCH_LIMIT projects, among those projects fetched by id (`ids`).
+   */
+  private search(db: Executor, c: ProjectListCriteria, q: string, rare: 'index' | 'ids'): Promise<ProjectRow[]> {
+    const window = (rows: number) => inOrder(listed(db, c), c).limit(rows);
+    // offset 0 keeps the subquery whole: all of its matches, then the sort (never a walk in order).
+    const matches = () => rare === 'ids'
+      ? filtered(db, listed(db, c), c, 'ids').where(matchesSearch(q, 'row')).offset(0)
+      : filtered(db, listed(db, c), c).where(matchesSearch(q)).offset(0);
+    return searchPage(c.limit,
+      (rows) => pageOf(filtered(db, db.selectFrom(window(rows).as('p')).selectAll('p'), c).where(matchesSearch(q, 'row')), c).execute(),
       () => pageOf(db.selectFrom(matches().as('p')).selectAll('p'), c).execute());
   }
 
   /** The insert of a new project, for the caller to run (e.g. in one statement with its event). */
   insertQuery(db: Executor, row: ProjectRow) {
-    const { member_ids: _crew, tags: _tags, cover_thumbnail_key: _cover, ...columns } = row;
-    return db.insertInto('projects').values(columns);
+    const { member_ids: _crew, tags: _tags, cover_thumbnail_key: _cover, geofence, ...columns } = row;
+    return db.insertInto('projects').values({ ...columns, geofence: geofence === null ? null : JSON.stringify(geofence) });
   }
 
   /** Applies the changes and moves updated_at forward (at least 1 ms). */
@@ -133,11 +281,41 @@ export class ProjectsRepository {
     await db.deleteFrom('projects').where('id', '=', id).execute();
   }
 
-  /** Project ids a restricted user may see, as a subquery for other features' lists (`project_id in (…)`). */
+  /** The same projects as visibleProjectIds, listed once each (one they created and are on the crew of comes twice from the subquery). */
+  async listVisibleProjectIds(db: Executor, workspaceId: string, userId: string): Promise<string[]> {
+    return [...new Set((await visibleIds(db, workspaceId, userId).execute()).map((r) => r.id))];
+  }
+
+  /**
+   * Project ids a restricted user may see, as a subquery for other features' lists (`project_id in
+   * (…)`): read from the crew and creator indexes, not by testing every project of the workspace.
+   */
   visibleProjectIds(db: Executor, workspaceId: string, userId: string) {
-    return db.selectFrom('projects as vp').select('vp.id')
-      .where('vp.workspace_id', '=', workspaceId)
-      .where(createdByOrMemberOf('vp.id', 'vp.created_by', userId));
+    return visibleIds(db, workspaceId, userId);
+  }
+
+  /**
+   * Active projects whose geofence's box holds the point and that the user can see (a restricted
+   * user: created it or is on the crew), smallest fence first. The box is a GiST index probe
+   * (022_photo_filing.sql); the exact test is the caller's (projects.geofence.ts).
+   */
+  fencesAround(db: Executor, workspaceId: string, userId: string, point: Point): Promise<FenceCandidate[]> {
+    return db.selectFrom('projects as p').select(['p.id', 'p.geofence', 'p.lat', 'p.lon', 'p.geofence_area_m2'])
+      .where('p.workspace_id', '=', workspaceId).where('p.status', '=', 'active').where('p.geofence', 'is not', null)
+      .where(sql<SqlBool>`box(point(p.geofence_min_lon, p.geofence_min_lat), point(p.geofence_max_lon, p.geofence_max_lat)) @> box(point(${point.lon}, ${point.lat}), point(${point.lon}, ${point.lat}))`)
+      .where(seenBy(userId))
+      .orderBy('p.geofence_area_m2').orderBy('p.id')
+      .execute() as Promise<FenceCandidate[]>;
+  }
+
+  /** Active projects without a geofence whose coordinates lie in the box and that the user can see (GiST on the position). */
+  unfencedWithin(db: Executor, workspaceId: string, userId: string, box: GeofenceBox): Promise<{ id: string; lat: number; lon: number }[]> {
+    return db.selectFrom('projects as p').select(['p.id', 'p.lat', 'p.lon'])
+      .where('p.workspace_id', '=', workspaceId).where('p.status', '=', 'active')
+      .where('p.lat', 'is not', null).where('p.geofence', 'is', null)
+      .where(sql<SqlBool>`point(p.lon, p.lat) <@ box(point(${box.minLon}, ${box.minLat}), point(${box.maxLon}, ${box.maxLat}))`)
+      .where(seenBy(userId))
+      .execute() as Promise<{ id: string; lat: number; lon: number }[]>;
   }
 
   /** A page of the crew as users, newest user first, keyset on the user id. */

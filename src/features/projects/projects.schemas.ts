@@ -43,6 +43,41 @@ export const Coordinates = Type.Object({
   lon: Type.Number({ minimum: -180, maximum: 180, description: 'Longitude in degrees (WGS 84), -180..180.' }),
 }, { additionalProperties: false, title: 'Coordinates' });
 
+const GEOFENCE_DESCRIPTION = 'Where photos uploaded without a project (`POST /v1/photos`) are filed under this project: a GeoJSON Polygon ' +
+  '(one ring of `[longitude, latitude]` positions, closed, at most 1,000 positions, not crossing itself; holes are not supported), ' +
+  'or `{"radius_m": n}` (1..50,000 m) around the project\'s `coordinates`. When several fences hold a photo, the smallest wins. ' +
+  'Null: no fence (the project is then a candidate for the nearest-project rule). docs/photos.md, "Photos that file themselves".';
+
+/** [longitude, latitude]; a third number (an altitude) is allowed by GeoJSON and ignored. */
+const Position = Type.Array(Type.Number(), { minItems: 2, maxItems: 3, description: '[longitude, latitude] in WGS 84 degrees.' });
+
+export const GeofencePolygon = Type.Object({
+  type: Type.Literal('Polygon'),
+  coordinates: Type.Array(Type.Array(Position, { maxItems: 10_000 }), {
+    minItems: 1, maxItems: 1, description: 'One linear ring (the outline): its last position repeats the first. Inner rings (holes) are not supported.',
+  }),
+}, { additionalProperties: false, title: 'GeofencePolygon', description: 'A GeoJSON Polygon (RFC 7946 §3.1.6).' });
+
+export const GeofenceRadius = Type.Object({
+  radius_m: Type.Number({ minimum: 1, maximum: 50_000, description: 'Metres around the project\'s `coordinates` (which it needs).' }),
+}, { additionalProperties: false, title: 'GeofenceRadius' });
+
+/** In a request: a polygon, a radius, or null (clears it). */
+const GeofenceInput = Type.Union([GeofencePolygon, GeofenceRadius, Type.Null()], { description: GEOFENCE_DESCRIPTION });
+
+/** In a response: one object schema (serialized without trying each branch), null without a fence. */
+export const Geofence = Type.Unsafe<{ type: 'Polygon'; coordinates: number[][][] } | { radius_m: number } | null>({
+  type: ['object', 'null'],
+  title: 'Geofence',
+  description: `${GEOFENCE_DESCRIPTION} Either \`type\` and \`coordinates\` (a polygon) or \`radius_m\`.`,
+  properties: {
+    type: { type: 'string', enum: ['Polygon'] },
+    coordinates: { type: 'array', items: { type: 'array', items: { type: 'array', items: { type: 'number' } } } },
+    radius_m: { type: 'number' },
+  },
+  additionalProperties: false,
+});
+
 export const ProjectTag = Type.Object({
   id: Type.String({ description: 'tag_…' }),
   name: Type.String(),
@@ -63,6 +98,7 @@ export const Project = Type.Object({
   status: ProjectStatusSchema,
   address: Address,
   coordinates: Nullable(Coordinates),
+  geofence: Geofence,
   tags: Type.Array(ProjectTag, { description: 'The project\'s tags, sorted by name (case-insensitively). Change them with PUT/DELETE /v1/projects/{id}/tags/{tag_id}.' }),
   cover_photo_id: Nullable(Type.String()),
   cover_photo: Nullable(CoverPhoto),
@@ -79,6 +115,7 @@ export const ProjectCreate = Type.Object({
   description: Type.Optional(Nullable(Description)),
   address: Type.Optional(Nullable(AddressInput)),
   coordinates: Type.Optional(Nullable(Coordinates)),
+  geofence: Type.Optional(GeofenceInput),
 }, { additionalProperties: false, title: 'ProjectCreate', description: 'A new project; it starts active, with no crew. The caller is recorded as `created_by`.' });
 export type ProjectCreateInput = Static<typeof ProjectCreate>;
 
@@ -88,11 +125,13 @@ export const ProjectPatch = Type.Object({
   description: Type.Optional(Nullable(Description)),
   address: Type.Optional(Nullable(AddressInput)),
   coordinates: Type.Optional(Nullable(Coordinates)),
+  geofence: Type.Optional(GeofenceInput),
 }, {
   additionalProperties: false,
   title: 'ProjectPatch',
   description: 'JSON merge patch (RFC 7396): a missing field is unchanged; `address: {city: "X"}` changes only the city, ' +
-    '`address: null` clears every part; `coordinates` is replaced whole, `null` clears it. ' +
+    '`address: null` clears every part; `coordinates` and `geofence` are replaced whole, `null` clears them ' +
+    '(clearing the coordinates under a radius geofence is a 422 `geofence_without_coordinates`). ' +
     'Status changes go through /archive and /restore; the crew through /members.',
 });
 export type ProjectPatchInput = Static<typeof ProjectPatch>;

@@ -25,6 +25,7 @@ export const toProjectView = (p: ProjectRow, coverThumbnailUrl: string | null = 
     country: p.country,
   },
   coordinates: p.lat === null || p.lon === null ? null : { lat: p.lat, lon: p.lon },
+  geofence: p.geofence,
   tags: p.tags,
   cover_photo_id: p.cover_photo_id,
   cover_photo: p.cover_photo_id !== null && coverThumbnailUrl !== null ? { id: p.cover_photo_id, thumbnail_url: coverThumbnailUrl } : null,

@@ -1,6 +1,7 @@
-import { sql, type Insertable, type Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable, type SqlBool } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 import type { ReportsTable, ReportStatus } from '../../db/schema.ts';
+import type { ProjectAccess } from '../projects/projects.access.ts';
 import { bumpUpdatedAt } from '../users/users.repository.ts';
 
 export type ReportRow = Selectable<ReportsTable>;
@@ -19,6 +20,17 @@ export class ReportsRepository {
     let q = db.selectFrom('reports').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id);
     if (lock) q = q.forUpdate();
     return q.executeTakeFirst();
+  }
+
+  /**
+   * The reports among `ids`, in no particular order, in one statement (sync reads a page's reports
+   * with it); `visibleProjects` as in the list: for a restricted user, only those of their projects.
+   */
+  getMany(db: Executor, workspaceId: string, ids: readonly string[], visibleProjects: ReturnType<ProjectAccess['visibleProjectIds']>): Promise<ReportRow[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    let q = db.selectFrom('reports as r').selectAll('r').where('r.workspace_id', '=', workspaceId).where(sql<SqlBool>`r.id = any(${ids}::text[])`);
+    if (visibleProjects !== null) q = q.where('r.project_id', 'in', visibleProjects);
+    return q.execute();
   }
 
   /** For the job, which acts on the id it was given. */

@@ -32,8 +32,22 @@ export async function toReportView(r: ReportRow, sign: SignReport): Promise<Repo
     title: r.title,
     status: r.status,
     error: r.error,
-    options: r.options,
-    selection: r.selection,
+    // Rebuilt in the schema's order: jsonb hands keys back in its own (shortest first), and sync
+    // writes views with JSON.stringify, so the bytes must already be those the GET serializes.
+    options: {
+      layout: r.options.layout,
+      time_zone: r.options.time_zone,
+      page_size: r.options.page_size,
+      include_annotations: r.options.include_annotations,
+      include_tasks: r.options.include_tasks,
+      include_comments: r.options.include_comments,
+    },
+    selection: {
+      photo_ids: r.selection.photo_ids,
+      captured_after: r.selection.captured_after,
+      captured_before: r.selection.captured_before,
+      tag_ids: r.selection.tag_ids,
+    },
     photo_count: r.photo_count,
     page_count: r.page_count,
     byte_size: r.byte_size,

@@ -50,7 +50,7 @@ figcaption p{margin:0}
 time{display:block;font-size:.875rem;color:#4a5866}
 a{color:#0b5cad}
 a:focus-visible{outline:3px solid #0b5cad;outline-offset:2px}
-.download{display:inline-block;margin-top:.4rem;font-size:.875rem}
+.download{display:inline-flex;align-items:center;min-height:44px;font-size:.875rem}
 .report{background:#fff;border-radius:.5rem;padding:1.25rem;box-shadow:0 1px 3px rgba(0,0,0,.12)}
 .report h2{margin:0 0 .5rem;font-size:1.25rem;overflow-wrap:anywhere}
 .button{display:inline-block;margin:.5rem .75rem 0 0;padding:.6rem 1rem;border-radius:.375rem;background:#0b5cad;color:#fff;text-decoration:none;font-weight:600}
@@ -146,13 +146,8 @@ ${main}
 <footer>${until}</footer>`);
 }
 
-/** The page of a link that is unknown (404) or turned off or expired (410). */
-export function renderGonePage(reason: 'not_found' | 'revoked' | 'expired'): string {
-  const { heading, text } = {
-    not_found: { heading: 'This link does not exist', text: 'Check that the address was copied in full, or ask the person who sent it for a new link.' },
-    revoked: { heading: 'This link has been turned off', text: 'The person who shared it turned it off. Ask them for a new link if you still need it.' },
-    expired: { heading: 'This link has expired', text: 'Share links work for a limited time. Ask the person who sent it for a new link.' },
-  }[reason];
+/** A page that only says something: a heading and a sentence (a link gone, a client refused). */
+function noticePage(heading: string, text: string): string {
   return document(heading, `<header>
 <p class="brand">Shared with Jobsite</p>
 </header>
@@ -162,4 +157,20 @@ export function renderGonePage(reason: 'not_found' | 'revoked' | 'expired'): str
 <p>${esc(text)}</p>
 </section>
 </main>`);
+}
+
+/** The page for a client that opened too many share pages in a minute (429). */
+export function renderBusyPage(retryAfterSeconds: number): string {
+  return noticePage('Too many pages opened',
+    `Shared pages were opened too often from your address. Try again in ${retryAfterSeconds} second${retryAfterSeconds === 1 ? '' : 's'}.`);
+}
+
+/** The page of a link that is unknown (404) or turned off or expired (410). */
+export function renderGonePage(reason: 'not_found' | 'revoked' | 'expired'): string {
+  const { heading, text } = {
+    not_found: { heading: 'This link does not exist', text: 'Check that the address was copied in full, or ask the person who sent it for a new link.' },
+    revoked: { heading: 'This link has been turned off', text: 'The person who shared it turned it off. Ask them for a new link if you still need it.' },
+    expired: { heading: 'This link has expired', text: 'Share links work for a limited time. Ask the person who sent it for a new link.' },
+  }[reason];
+  return noticePage(heading, text);
 }

@@ -1,9 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
+import { clientBucket } from '../../http/client-address.ts';
 import { Page } from '../../http/pagination.ts';
+import type { RateLimiter } from '../../http/rate-limit.ts';
 import type { App } from '../../http/types.ts';
 import { ProjectIdParams } from '../projects/projects.schemas.ts';
-import { renderGonePage, sharePageCsp } from './share-links.page.ts';
+import { renderBusyPage, renderGonePage, sharePageCsp } from './share-links.page.ts';
 import type { SharePages } from './share-links.public.ts';
 import { ShareLink, ShareLinkCreate, ShareLinkIdParams, ShareLinkListQuery } from './share-links.schemas.ts';
 import type { ShareLinksService } from './share-links.service.ts';
@@ -53,8 +55,11 @@ export function shareLinkRoutes(app: App, links: ShareLinksService): void {
   });
 }
 
-/** The public page, `/s/{token}`: HTML for a browser, outside /v1 and without a key. */
-export function sharePageRoutes(app: App, pages: SharePages, imageSources: string[]): void {
+/**
+ * The public page, `/s/{token}`: HTML for a browser, outside /v1 and without a key; `limiter`
+ * counts the pages each client address opens (a 429 page past its limit).
+ */
+export function sharePageRoutes(app: App, pages: SharePages, imageSources: string[], limiter: RateLimiter): void {
   const csp = sharePageCsp(imageSources);
   const send = (reply: FastifyReply, status: number, html: string) => reply.code(status)
     .type('text/html; charset=utf-8')
@@ -71,6 +76,11 @@ export function sharePageRoutes(app: App, pages: SharePages, imageSources: strin
     config: { auth: false },
     schema: { hide: true, params: Type.Object({ token: Type.String({ maxLength: 200 }) }) },
     handler: async (req, reply) => {
+      const allowed = await limiter.hit(`share:addr:${clientBucket(req.ip)}`);
+      if (!allowed.allowed) {
+        reply.header('retry-after', String(allowed.resetSeconds));
+        return send(reply, 429, renderBusyPage(allowed.resetSeconds));
+      }
       const page = await pages.open((req.params as { token: string }).token, req.method === 'GET');
       return page.status === 200 ? send(reply, 200, page.html) : send(reply, page.status, renderGonePage(page.reason));
     },

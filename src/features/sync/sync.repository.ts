@@ -80,9 +80,11 @@ export class SyncRepository {
    *   out of sight), those changed before it as they are for a grant (later ones come by themselves).
    */
   stream(db: Executor, c: StreamCriteria): Promise<StreamItem[]> {
+    // A scope is a project id, or `unfiled:<uploader>` for an unfiled photo (022_photo_filing.sql).
     const visible = (column: ReturnType<typeof sql.ref>) => c.restricted
       ? sql`(${column} in (select id from projects where workspace_id = ${c.workspaceId} and created_by = ${c.userId})
-             or ${column} in (select project_id from project_members where user_id = ${c.userId}))`
+             or ${column} in (select project_id from project_members where user_id = ${c.userId})
+             or ${column} = ${`unfiled:${c.userId}`})`
       : sql`true`;
     const scoped = (alias: string) => sql`${sql.ref(`${alias}.type`)} = any(${c.types}::text[])
       and (${c.projectId}::text is null or ${sql.ref(`${alias}.project_id`)} = ${c.projectId})`;
@@ -91,6 +93,8 @@ export class SyncRepository {
         select s.seq, '' as sub, s.type, s.id, s.op
           from sync_changes s
          where s.workspace_id = ${c.workspaceId} and s.type <> 'access' and s.seq > ${c.after.seq}
+           -- a resource's own row (user '') or a delete of one's own: it left the caller's sight by moving
+           and (s.user_id = '' or s.user_id = ${c.userId})
            and ${scoped('s')}
            and (s.project_id is null or ${visible(sql.ref('s.project_id'))})
            and (s.seq > ${c.baseline} or s.op = 'upsert')
@@ -102,7 +106,7 @@ export class SyncRepository {
         select a.seq, r.type || ':' || r.id as sub, r.type, r.id,
                case when a.op = 'revoke' then 'delete' else r.op end as op
           from sync_changes a
-          join sync_changes r on r.workspace_id = a.workspace_id and r.project_id = a.id and r.type <> 'access'
+          join sync_changes r on r.workspace_id = a.workspace_id and r.project_id = a.id and r.type <> 'access' and r.user_id = ''
          where a.workspace_id = ${c.workspaceId} and a.type = 'access' and a.user_id = ${c.userId}
            and a.seq > ${c.baseline} and a.seq >= ${c.after.seq}
            -- an empty sub means all of that seq was served; otherwise resume inside its expansion

@@ -7,8 +7,14 @@ import { SyncRepository, type StreamItem } from './sync.repository.ts';
 /** How long deletes (tombstones) and visibility changes are kept; older cursors get 410. */
 export const SYNC_RETENTION_DAYS = 30;
 
-/** Reads one resource exactly as its own GET does (with that GET's access check). */
-export type SyncSources = Record<SyncType, (actor: Actor, id: string) => Promise<NonNullable<SyncChangeView['object']>>>;
+type SyncObject = NonNullable<SyncChangeView['object']>;
+
+/**
+ * Reads a page's resources of one type at once, each exactly as its own GET returns it (with that
+ * GET's access check), in any order; an id left out is one the caller cannot see (or gone).
+ * Wired where the app composes its features (src/app.ts), so sync imports none of them.
+ */
+export type SyncSources = Record<SyncType, (actor: Actor, ids: string[]) => Promise<SyncObject[]>>;
 
 /**
  * Where a client stands: after (s, k) of the stream; `b`, a full sync's baseline; `d`, the seq up
@@ -16,9 +22,6 @@ export type SyncSources = Record<SyncType, (actor: Actor, id: string) => Promise
  * Bound to the workspace and user it was issued to (visibility is theirs).
  */
 interface SyncCursor { w: string; u: string; s: number; k: string; b: number; d: number }
-
-/** How many resources a page reads at once (each is its GET's own query). */
-const READ_CONCURRENCY = 8;
 
 /**
  * GET /v1/sync: every change to every resource the caller can see, in the order the changes
@@ -62,28 +65,27 @@ export class SyncService {
     return { changes: await this.materialize(actor, items), next_cursor: encodeSyncCursor(next), has_more: hasMore };
   }
 
-  /** Upserts get their object; one gone (or out of sight) since the log was read is a delete. */
+  /**
+   * Upserts get their object, read a type at a time (one statement per type on the page, not a
+   * GET per object); one gone (or out of sight) since the log was read is a delete.
+   */
   private async materialize(actor: Actor, items: StreamItem[]): Promise<SyncChangeView[]> {
-    const out: SyncChangeView[] = new Array(items.length);
-    let nextIndex = 0;
-    const worker = async () => {
-      for (let i = nextIndex++; i < items.length; i = nextIndex++) {
-        const item = items[i]!;
-        const change = { seq: item.seq, type: item.type as SyncType, id: item.id };
-        out[i] = item.op === 'delete' ? { ...change, op: 'delete' } : await this.read(actor, change);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, items.length) }, worker));
-    return out;
-  }
-
-  private async read(actor: Actor, change: { seq: number; type: SyncType; id: string }): Promise<SyncChangeView> {
-    try {
-      return { ...change, op: 'upsert', object: await this.sources[change.type](actor, change.id) };
-    } catch (err) {
-      if (err instanceof ApiError && err.status === 404) return { ...change, op: 'delete' };
-      throw err;
+    const wanted = new Map<SyncType, string[]>();
+    for (const item of items) {
+      if (item.op !== 'upsert') continue;
+      const ids = wanted.get(item.type as SyncType);
+      if (ids) ids.push(item.id);
+      else wanted.set(item.type as SyncType, [item.id]);
     }
+    const objects = new Map<string, SyncObject>();
+    await Promise.all([...wanted].map(async ([type, ids]) => {
+      for (const object of await this.sources[type](actor, ids)) objects.set(`${type}:${object.id}`, object);
+    }));
+    return items.map((item) => {
+      const change = { seq: item.seq, type: item.type as SyncType, id: item.id };
+      const object = item.op === 'upsert' ? objects.get(`${item.type}:${item.id}`) : undefined;
+      return object === undefined ? { ...change, op: 'delete' } : { ...change, op: 'upsert', object };
+    });
   }
 }
 

@@ -1,16 +1,15 @@
 import { sql, type SqlBool, type UpdateObject } from 'kysely';
 import type { Executor } from '../../db/database.ts';
-import { SEARCH_WINDOW, searchPage, substringMatch } from '../../db/substring-match.ts';
+import { searchPage, substringMatch } from '../../db/substring-match.ts';
 import type { Database } from '../../db/schema.ts';
 import { bumpUpdatedAt } from '../users/users.repository.ts';
+import { nameKey, searchByName, type TagListCriteria } from './tags.search.ts';
 import type { TagRow, TagSummary } from './tags.views.ts';
+
+export { nameKey, type TagListCriteria };
 
 /** The unique index that makes names unique per workspace regardless of case (006_collaboration.sql). */
 export const TAG_NAME_INDEX = 'tags_name_per_workspace';
-
-// Every `tags` list sorts by the lowercased name compared byte by byte (collation "C"), then id:
-// the same order whatever the database's locale, in the aggregates and in GET /v1/tags alike.
-const nameKey = sql`lower(t.name) collate "C"`;
 
 const tagsAggregate = (link: 'project_tags' | 'photo_tags', column: 'project_id' | 'photo_id', ref: string) =>
   sql<TagSummary[]>`coalesce((select json_agg(json_build_object('id', t.id, 'name', t.name, 'color', t.color) order by ${nameKey}, t.id)
@@ -19,9 +18,6 @@ const tagsAggregate = (link: 'project_tags' | 'photo_tags', column: 'project_id'
 /** The tags of the project whose id column is `ref`, as one correlated aggregate (an index scan of the link's primary key). */
 export const projectTagsOf = (ref: string) => tagsAggregate('project_tags', 'project_id', ref);
 
-/** The tags of the photo whose id column is `ref`, likewise. */
-export const photoTagsOf = (ref: string) => tagsAggregate('photo_tags', 'photo_id', ref);
-
 /** Only rows that carry the tag: `exists` over the link's (tag_id, object id) index. */
 export const hasProjectTag = (ref: string, tagId: string) =>
   sql<SqlBool>`exists (select 1 from project_tags ft where ft.project_id = ${sql.ref(ref)} and ft.tag_id = ${tagId})`;
@@ -29,14 +25,6 @@ export const hasProjectTag = (ref: string, tagId: string) =>
 export const hasPhotoTag = (ref: string, tagId: string) =>
   sql<SqlBool>`exists (select 1 from photo_tags ft where ft.photo_id = ${sql.ref(ref)} and ft.tag_id = ${tagId})`;
 
-export interface TagListCriteria {
-  workspaceId: string;
-  q?: string;
-  sort: 'name' | 'created_at';
-  /** The last row of the previous page: its id, and its name key when sorting by name. */
-  after: { id: string; nameKey: string | null } | null;
-  limit: number;
-}
 
 /**
  * Tags and their links to projects and photos. Lock order, kept by every caller so that no two
@@ -46,6 +34,12 @@ export interface TagListCriteria {
 export class TagsRepository {
   get(db: Executor, workspaceId: string, id: string): Promise<TagRow | undefined> {
     return db.selectFrom('tags').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+  }
+
+  /** The workspace's tags among `ids`, in no particular order, in one statement. */
+  getMany(db: Executor, workspaceId: string, ids: readonly string[]): Promise<TagRow[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return db.selectFrom('tags').selectAll().where('workspace_id', '=', workspaceId).where(sql<SqlBool>`id = any(${ids}::text[])`).execute();
   }
 
   /** The tag, locked against other renames, deletes and applications until the transaction ends. */
@@ -70,7 +64,7 @@ export class TagsRepository {
       .where(sql<SqlBool>`lower(name) = lower(${name})`).executeTakeFirst();
   }
 
-  /** A page of tags; with `q`, in the two tries of searchPage (the next rows in order, else the trigram index). */
+  /** A page of tags; with `q`, by name in the tries of searchByName, newest first in those of searchPage. */
   list(db: Executor, c: TagListCriteria): Promise<(TagRow & { name_key: string })[]> {
     let rows = db.selectFrom('tags as t').selectAll('t').where('t.workspace_id', '=', c.workspaceId);
     if (c.after && c.sort === 'name') rows = rows.where(sql<SqlBool>`(${nameKey}, t.id) > (${c.after.nameKey}, ${c.after.id})`);
@@ -79,8 +73,9 @@ export class TagsRepository {
     const page = (q: typeof rows) => inOrder(q).select(sql<string>`lower(t.name)`.as('name_key')).limit(c.limit + 1).execute();
     if (c.q === undefined || c.q === '') return page(rows);
     const q = c.q;
+    if (c.sort === 'name') return searchByName(db, c, q);
     return searchPage(c.limit,
-      () => page(db.selectFrom(inOrder(rows).limit(SEARCH_WINDOW).as('t')).selectAll('t').where(substringMatch(sql<string>`t.name`, q, 'row'))),
+      (n) => page(db.selectFrom(inOrder(rows).limit(n).as('t')).selectAll('t').where(substringMatch(sql<string>`t.name`, q, 'row'))),
       () => page(db.selectFrom(rows.where(substringMatch(sql<string>`t.name`, q)).offset(0).as('t')).selectAll('t')));
   }
 

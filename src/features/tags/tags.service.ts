@@ -49,6 +49,11 @@ export class TagsService {
     return toTagView(tag);
   }
 
+  /** The tags among `ids`, each as `get` returns it, in no particular order (sync's read of a page, one statement). */
+  async viewsOf(actor: Actor, ids: readonly string[]): Promise<TagView[]> {
+    return (await this.tags.getMany(this.db, actor.workspaceId, ids.filter((id) => isId('tag', id)))).map(toTagView);
+  }
+
   /** The tag and its event go in as one statement; a name taken regardless of case is a 409 naming the tag that has it. */
   async create(actor: Actor, input: TagCreateInput): Promise<TagView> {
     assertMay(actor, 'tag.create');

@@ -5,10 +5,6 @@ import type { ProjectAccess } from '../projects/projects.access.ts';
 import { bumpUpdatedAt } from '../users/users.repository.ts';
 import type { TaskRow } from './tasks.views.ts';
 
-/** The photos of the task whose id column is `ref`, in their order, as one correlated aggregate. */
-const photoIdsOf = (ref: string) =>
-  sql<string[]>`coalesce((select array_agg(tp.photo_id order by tp.position, tp.photo_id) from task_photos tp where tp.task_id = ${sql.ref(ref)}), '{}')`;
-
 export interface TaskListCriteria {
   workspaceId: string;
   /** A subquery of the project ids the caller may see (restricted users); null for all. */
@@ -36,10 +32,21 @@ export interface AssigneeFacts {
 export class TasksRepository {
   /** The task; `lock` holds it until the transaction ends, so concurrent writes apply one after the other. */
   get(db: Executor, workspaceId: string, id: string, lock = false): Promise<TaskRow | undefined> {
-    let q = db.selectFrom('tasks as t').selectAll('t').select(photoIdsOf('t.id').as('photo_ids'))
+    let q = db.selectFrom('tasks as t').selectAll('t')
       .where('t.workspace_id', '=', workspaceId).where('t.id', '=', id);
     if (lock) q = q.forUpdate('t');
     return q.executeTakeFirst();
+  }
+
+  /**
+   * The tasks among `ids`, in no particular order, in one statement (sync reads a page's tasks
+   * with it); `visibleProjects` as in the list: for a restricted user, only those of their projects.
+   */
+  getMany(db: Executor, workspaceId: string, ids: readonly string[], visibleProjects: ReturnType<ProjectAccess['visibleProjectIds']>): Promise<TaskRow[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    let q = db.selectFrom('tasks as t').selectAll('t').where('t.workspace_id', '=', workspaceId).where(sql<SqlBool>`t.id = any(${ids}::text[])`);
+    if (visibleProjects !== null) q = q.where('t.project_id', 'in', visibleProjects);
+    return q.execute();
   }
 
   async insert(db: Executor, row: Insertable<TasksTable>, photoIds: string[]): Promise<TaskRow> {
@@ -59,7 +66,7 @@ export class TasksRepository {
   /** Applies the changes and moves updated_at forward (at least 1 ms). Photos set earlier in the transaction are included. */
   update(db: Executor, id: string, changes: UpdateObject<Database, 'tasks'>): Promise<TaskRow> {
     return db.updateTable('tasks').set({ ...changes, updated_at: bumpUpdatedAt }).where('id', '=', id)
-      .returningAll().returning(photoIdsOf('tasks.id').as('photo_ids')).executeTakeFirstOrThrow();
+      .returningAll().executeTakeFirstOrThrow();
   }
 
   async delete(db: Executor, id: string): Promise<void> {
@@ -68,7 +75,7 @@ export class TasksRepository {
 
   /** One query per page: filters, visibility and the keyset together. */
   list(db: Executor, c: TaskListCriteria): Promise<TaskRow[]> {
-    let q = db.selectFrom('tasks as t').selectAll('t').select(photoIdsOf('t.id').as('photo_ids'))
+    let q = db.selectFrom('tasks as t').selectAll('t')
       .where('t.workspace_id', '=', c.workspaceId);
     if (c.projectId !== undefined) q = q.where('t.project_id', '=', c.projectId);
     if (c.visibleProjects !== null) q = q.where('t.project_id', 'in', c.visibleProjects);
@@ -120,7 +127,7 @@ export class TasksRepository {
   async unassignOpenTasksOf(db: Executor, workspaceId: string, userId: string): Promise<TaskRow[]> {
     const rows = await db.updateTable('tasks').set({ assignee_id: null, updated_at: bumpUpdatedAt })
       .where('workspace_id', '=', workspaceId).where('assignee_id', '=', userId).where('status', '=', 'open')
-      .returningAll().returning(photoIdsOf('tasks.id').as('photo_ids')).execute();
+      .returningAll().execute();
     return rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 }

@@ -2,8 +2,8 @@ import type { Selectable } from 'kysely';
 import type { TasksTable } from '../../db/schema.ts';
 import type { TaskView } from './tasks.schemas.ts';
 
-/** A task row as the repository reads it: the table's columns plus its photos, in their order, from the same query. */
-export type TaskRow = Selectable<TasksTable> & { photo_ids: string[] };
+/** A task row as the repository reads it: the table's columns, its photo ids in their order among them (migration 024). */
+export type TaskRow = Selectable<TasksTable>;
 export type { TaskView };
 
 /** A task as the API returns it (and as its events carry it). */

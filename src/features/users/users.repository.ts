@@ -1,4 +1,4 @@
-import { sql, type Insertable, type Updateable } from 'kysely';
+import { sql, type Insertable, type SqlBool, type Updateable } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 import type { UsersTable } from '../../db/schema.ts';
 import type { UserListFilters } from './users.schemas.ts';
@@ -10,6 +10,12 @@ export const bumpUpdatedAt = sql<Date>`greatest(now(), updated_at + interval '1 
 export class UsersRepository {
   get(db: Executor, workspaceId: string, id: string): Promise<UserRow | undefined> {
     return db.selectFrom('users').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+  }
+
+  /** The workspace's users among `ids`, in no particular order, in one statement. */
+  getMany(db: Executor, workspaceId: string, ids: readonly string[]): Promise<UserRow[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return db.selectFrom('users').selectAll().where('workspace_id', '=', workspaceId).where(sql<SqlBool>`id = any(${ids}::text[])`).execute();
   }
 
   getForUpdate(db: Executor, workspaceId: string, id: string): Promise<UserRow | undefined> {

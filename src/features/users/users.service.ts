@@ -73,6 +73,11 @@ export class UsersService {
     return toUserView(user);
   }
 
+  /** The workspace's users among `ids`, each as `get` returns it, in no particular order (sync's read of a page, one statement). */
+  async viewsOf(actor: Actor, ids: readonly string[]): Promise<UserView[]> {
+    return (await this.users.getMany(this.db, actor.workspaceId, ids.filter((id) => isId('user', id)))).map(toUserView);
+  }
+
   async list(actor: Actor, filters: UserListFilters & { limit: number }): Promise<PageOf<UserView>> {
     const [after] = decodeCursor(filters.cursor, 'id', 1) ?? [null];
     const rows = await this.users.list(this.db, actor.workspaceId, filters, after as string | null);

@@ -1,7 +1,8 @@
-import { sql, type Insertable, type UpdateObject } from 'kysely';
+import { sql, type Insertable, type SqlBool, type UpdateObject } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 import type { Database, VideosTable } from '../../db/schema.ts';
 import { mediaListConditions, mediaListOrder, type MediaListCriteria } from '../photos/media.list.ts';
+import type { ProjectAccess } from '../projects/projects.access.ts';
 import { bumpUpdatedAt } from '../users/users.repository.ts';
 import type { VideoRow } from './videos.views.ts';
 
@@ -10,6 +11,17 @@ export type VideoListCriteria = MediaListCriteria;
 export class VideosRepository {
   get(db: Executor, workspaceId: string, id: string): Promise<VideoRow | undefined> {
     return db.selectFrom('videos').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+  }
+
+  /**
+   * The videos among `ids`, in no particular order, in one statement (sync reads a page's videos
+   * with it); `visibleProjects` as in the list: for a restricted user, only those of their projects.
+   */
+  getMany(db: Executor, workspaceId: string, ids: readonly string[], visibleProjects: ReturnType<ProjectAccess['visibleProjectIds']>): Promise<VideoRow[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    let q = db.selectFrom('videos as v').selectAll('v').where('v.workspace_id', '=', workspaceId).where(sql<SqlBool>`v.id = any(${ids}::text[])`);
+    if (visibleProjects !== null) q = q.where('v.project_id', 'in', visibleProjects);
+    return q.execute();
   }
 
   getForUpdate(db: Executor, workspaceId: string, id: string): Promise<VideoRow | undefined> {

@@ -81,6 +81,7 @@ export function actorOf(e: ActivityEvent): string | null {
     case 'notification.created': return str(d, 'actor_id');
     case 'share_link.created': return str(d, 'created_by');
     case 'share_link.revoked': return str(d, 'revoked_by');
+    case 'photo.assigned': return str(d, 'user_id');
     default: return null;
   }
 }
@@ -146,6 +147,13 @@ const PHRASES: Record<string, Maker> = {
   }),
   'photo.updated': (e) => ({ text: `A photo${quoted(str(e.data, 'caption'))} was changed`, href: photoHref(e) }),
   'photo.deleted': (e) => ({ text: `A photo${quoted(str(e.data, 'caption'))} was deleted`, href: projectHref(e) }),
+  'photo.assigned': (e, c) => {
+    const photo = obj(e.data, 'photo');
+    const how = str(e.data, 'assigned_by');
+    const text = how === 'user' ? `${c.who} moved a photo${quoted(str(photo, 'caption'))} here`
+      : `A photo${quoted(str(photo, 'caption'))} was filed here by its location${how === 'geofence' ? ' (inside the site’s geofence)' : ' (the nearest site)'}`;
+    return { text, href: `/photos/${enc(str(photo, 'id') ?? '')}` };
+  },
   'video.created': (e, c) => ({ text: `${c.who} uploaded a video${quoted(str(e.data, 'caption'))}`, href: projectHref(e) }),
   'video.updated': (e) => ({ text: `A video${quoted(str(e.data, 'caption'))} was changed`, href: projectHref(e) }),
   'video.deleted': (e) => ({ text: `A video${quoted(str(e.data, 'caption'))} was deleted`, href: projectHref(e) }),

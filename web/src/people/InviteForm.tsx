@@ -1,6 +1,7 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { ApiProblem } from '../api.ts';
 import { ErrorMessage } from '../ErrorMessage.tsx';
+import { copyOrSelect } from '../clipboard.ts';
 import { peopleApi, personName, ROLE_WORDS, type InvitedPerson, type Role } from './peopleApi.ts';
 
 type Field = 'email' | 'first_name' | 'last_name' | 'role';
@@ -108,15 +109,7 @@ function Invited({ person, onAnother, onClose }: { person: InvitedPerson; onAnot
   const expires = expiryFormat.format(new Date(person.invite_expires_at));
 
   async function copy() {
-    try {
-      await navigator.clipboard.writeText(person.invite_url);
-      setCopied('The link is copied.');
-    } catch {
-      // No clipboard (an http:// address that is not localhost, or refused): select it for Ctrl+C.
-      linkRef.current?.focus();
-      linkRef.current?.select();
-      setCopied('The link is selected: press Ctrl+C (⌘C on a Mac) to copy it.');
-    }
+    setCopied(await copyOrSelect(person.invite_url, linkRef.current) ? 'The link is copied.' : 'The link is selected: press Ctrl+C (⌘C on a Mac) to copy it.');
   }
 
   return (

@@ -1,11 +1,12 @@
 import { lazy, Suspense, useCallback, useEffect, useState, type MouseEvent } from 'react';
 import { Link, useLocation } from 'wouter';
-import { api } from '../api.ts';
+import { api, type Project } from '../api.ts';
 import { Comments } from '../comments/Comments.tsx';
 import { ErrorMessage } from '../ErrorMessage.tsx';
 import { AnnotationOverlay } from './AnnotationShapes.tsx';
 import { CaptionForm } from './CaptionForm.tsx';
 import { PhotoFacts, captureTime } from './PhotoFacts.tsx';
+import { MoveToProject, ProjectFinder, useProjectChoices } from './MoveToProject.tsx';
 import { PhotoTags } from './PhotoTags.tsx';
 import { photosApi, timelineNeighbours, type PhotoDetail, type WithEtag } from './photosApi.ts';
 import './photo.css';
@@ -108,7 +109,8 @@ export function PhotoPage({ id }: { id: string }) {
 
   const refresh = useCallback(async () => setLoaded(await photosApi.photo(id)), [id, setLoaded]);
 
-  const back = projectId ? <p><Link href={`/projects/${projectId}`}>← {projectName ?? 'The project'}</Link></p> : <p><Link href="/projects">← Projects</Link></p>;
+  const back = projectId ? <p><Link href={`/projects/${projectId}`}>← {projectName ?? 'The project'}</Link></p>
+    : photo ? <p><Link href="/photos/unfiled">← Unfiled photos</Link></p> : <p><Link href="/projects">← Projects</Link></p>;
   if (error) {
     return (
       <>
@@ -178,9 +180,26 @@ export function PhotoPage({ id }: { id: string }) {
           <PhotoFacts photo={photo} />
           <CaptionForm key={`${photo.id}-${reads}`} photo={photo} etag={loaded.etag} onSaved={setLoaded} onReload={reload} />
           <PhotoTags key={`tags-${photo.id}`} photo={photo} onChanged={setLoaded} onRemoved={refresh} />
-          <Comments key={`comments-${photo.id}`} target={{ type: 'photo', id: photo.id }} />
+          {photo.project_id === null
+            ? <FileThisPhoto key={`file-${photo.id}`} photoId={photo.id} onMoved={(project) => { setNotice(`The photo is now in ${project.name}.`); void refresh(); }} />
+            : <Comments key={`comments-${photo.id}`} target={{ type: 'photo', id: photo.id }} />}
         </div>
       </div>
     </div>
+  );
+}
+
+/** An unfiled photo (uploaded without a project, not placed by its location): where it goes. Comments start once it is filed. */
+function FileThisPhoto({ photoId, onMoved }: { photoId: string; onMoved(project: Project): void }) {
+  const choices = useProjectChoices();
+  const { projects, error } = choices;
+  return (
+    <section aria-labelledby="file-photo-heading" className="unfiled-file">
+      <h2 id="file-photo-heading">Not filed under a project</h2>
+      <p className="muted">Its location did not place it. Move it to its project; comments open once it is there.</p>
+      {error ? <ErrorMessage error={error} /> : null}
+      <ProjectFinder choices={choices} />
+      <MoveToProject photoId={photoId} projects={projects} onMoved={onMoved} />
+    </section>
   );
 }

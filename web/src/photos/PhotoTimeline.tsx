@@ -43,9 +43,9 @@ function nameOf(item: MediaItem): string {
  * A project's photos and videos: the uploader, filters by tag and capture day (kept in the
  * address: `?tag=…&from=…&to=…`), and the timeline grouped by day, newest first, loading more as
  * its end scrolls into view. Just-uploaded items show at once as "Processing…". "Select" turns
- * the processed photos into checkboxes, for a report (TimelineSelection).
+ * the processed photos into checkboxes, for a report, a share link or an export (TimelineSelection).
  */
-export function PhotoTimeline({ projectId }: { projectId: string }) {
+export function PhotoTimeline({ projectId, mayExport = false }: { projectId: string; mayExport?: boolean }) {
   const [location, navigate] = useLocation();
   const search = useSearch();
   const filters = useMemo(() => filtersFrom(search), [search]);
@@ -74,9 +74,10 @@ export function PhotoTimeline({ projectId }: { projectId: string }) {
       <PhotoUploader projectId={projectId} onUploaded={timeline.addUploaded} />
       <TimelineFilterForm filters={filters} onChange={setFilters} />
       <TimelineSelection
-        projectId={projectId} filters={filters} selected={selected}
+        projectId={projectId} filters={filters} selected={selected} mayExport={mayExport}
         onStart={() => setSelected([])} onCancel={() => setSelected(null)}
         onMakeReport={() => navigate(`/projects/${projectId}/reports/new`, { state: { photoIds: selected } })}
+        onExport={() => navigate(`/projects/${projectId}/exports/new`, { state: { photoIds: selected } })}
       />
       {timeline.error
         ? (

@@ -20,7 +20,8 @@ export type CapturedAtSource = 'client' | 'exif_offset' | 'exif_local' | 'exif' 
 /** GET /v1/photos/{id} (src/features/photos/photos.schemas.ts), the fields the page uses. */
 export interface PhotoDetail {
   id: string;
-  project_id: string;
+  /** Null while unfiled (docs/photos.md, "Photos that file themselves"). */
+  project_id: string | null;
   url: string;
   variants: { original: string; large: string | null; thumbnail: string | null; annotated?: string };
   width: number | null;
@@ -83,7 +84,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
  *   request says whether there is any, then windows from its time, 10 minutes and 6× wider each
  *   time, until one holds some; the last of that window is the one.
  */
-export async function timelineNeighbours(photo: Pick<PhotoDetail, 'id' | 'project_id' | 'captured_at'>): Promise<{ previous: string | null; next: string | null }> {
+export async function timelineNeighbours(photo: Pick<PhotoDetail, 'id' | 'captured_at'> & { project_id: string }): Promise<{ previous: string | null; next: string | null }> {
   const at = Date.parse(photo.captured_at);
   let tieBefore: string | null = null;
   let next: string | null = null;

@@ -17,6 +17,8 @@ const SECTIONS: Section[] = [
   { slug: 'documents', title: 'Documents', Component: lazy(() => import('../documents/ProjectDocuments.tsx')) },
   { slug: 'activity', title: 'Activity', Component: lazy(() => import('../activity/ProjectActivity.tsx')) },
   { slug: 'reports', title: 'Reports', Component: lazy(() => import('../reports/ProjectReports.tsx')) },
+  { slug: 'exports', title: 'Exports', Component: lazy(() => import('../exports/ProjectExports.tsx')) },
+  { slug: 'share-links', title: 'Share links', Component: lazy(() => import('../share/ProjectShareLinks.tsx')) },
 ];
 
 /** The slug of `/projects/{id}/<slug>/…`, or null for an unknown one. '' is Photos. */

@@ -1,21 +1,14 @@
 import { useCallback, useId, useMemo, useRef, useState } from 'react';
 import { useLocation, useSearch } from 'wouter';
-import { personName } from '../comments/commentsApi.ts';
-import { usePeople } from '../comments/usePeople.ts';
+import { useWhoName } from '../comments/usePeople.ts';
 import { ErrorMessage } from '../ErrorMessage.tsx';
-import { filtersFrom } from '../photos/TimelineSelection.tsx';
+import { chosenPhotos, filtersFrom } from '../photos/TimelineSelection.tsx';
 import type { ProjectSectionProps } from '../projects/sectionProps.ts';
 import { ReportForm } from './ReportForm.tsx';
 import { ReportRow, statusWords } from './ReportRow.tsx';
 import { mayDeleteReport, type Report } from './reportsApi.ts';
 import { useReports } from './useReports.ts';
 import './reports.css';
-
-/** The photos the timeline's Select mode chose, from the history entry's state (TimelineSelection). */
-function chosenPhotos(): string[] | null {
-  const ids = (window.history.state as { photoIds?: unknown } | null)?.photoIds;
-  return Array.isArray(ids) && ids.length > 0 && ids.every((x) => typeof x === 'string') ? ids : null;
-}
 
 /** /projects/{id}/reports: the list; /projects/{id}/reports/new: the form (photos chosen in the timeline, or `?tag&from&to`). */
 export default function ProjectReports({ project, session, rest }: ProjectSectionProps) {
@@ -55,17 +48,12 @@ function ReportList({ project, session, notice, setNotice, onNew }: Omit<Project
   onNew(): void;
 }) {
   const id = useId();
-  const people = usePeople(session.user.id);
   const heading = useRef<HTMLHeadingElement>(null);
   const onChange = useCallback((r: Report) => {
     if (r.status === 'finished' || r.status === 'failed') setNotice(`The report “${r.title}”: ${statusWords(r)}.`);
   }, [setNotice]);
   const reports = useReports(project.id, onChange);
-  const who = (userId: string) => {
-    if (userId === session.user.id) return 'you';
-    const person = people.get(userId);
-    return person ? personName(person) : 'someone';
-  };
+  const who = useWhoName(session.user.id);
 
   return (
     <section aria-labelledby={`${id}-heading`} className="reports">

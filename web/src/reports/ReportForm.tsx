@@ -1,9 +1,8 @@
 import { useEffect, useId, useMemo, useRef, useState, type FormEvent } from 'react';
-import { Link } from 'wouter';
 import type { Project } from '../api.ts';
 import { ErrorMessage } from '../ErrorMessage.tsx';
-import { photosApi, type TagSummary } from '../photos/photosApi.ts';
-import { localDayStart, type TimelineFilters } from '../photos/useTimeline.ts';
+import { PhotoChoiceFields, photoSelection, usePhotoChoice } from '../photos/PhotoChoice.tsx';
+import type { TimelineFilters } from '../photos/useTimeline.ts';
 import { zoneGroups } from '../timeZones.ts';
 import { reportsApi, TITLE_MAX, type Layout, type PageSize, type Report, type ReportInput } from './reportsApi.ts';
 
@@ -25,10 +24,6 @@ export function ReportForm({ project, photoIds, filters, onCreated, onCancel }: 
 }) {
   const id = useId();
   const [title, setTitle] = useState(`Photo report: ${project.name}`);
-  const [from, setFrom] = useState(filters.from ?? '');
-  const [to, setTo] = useState(filters.to ?? '');
-  const [tagIds, setTagIds] = useState<string[]>(filters.tag ? [filters.tag] : []);
-  const [tags, setTags] = useState<TagSummary[] | null>(null);
   const [layout, setLayout] = useState<Layout>(2);
   const [pageSize, setPageSize] = useState<PageSize>('letter');
   const [zone, setZone] = useState('');
@@ -40,6 +35,7 @@ export function ReportForm({ project, photoIds, filters, onCreated, onCancel }: 
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const titleInput = useRef<HTMLInputElement>(null);
+  const choice = usePhotoChoice(photoIds, filters, setError);
 
   useEffect(() => {
     let live = true;
@@ -48,13 +44,11 @@ export function ReportForm({ project, photoIds, filters, onCreated, onCancel }: 
       setWorkspaceZone(z);
       setZone((current) => current || z);
     }, () => undefined); // Then "where each photo was taken" stays chosen: still a good report.
-    if (photoIds === null) photosApi.allTags().then((list) => live && setTags(list), (err) => live && setError(err));
     return () => {
       live = false;
     };
   }, [photoIds]);
   const groups = useMemo(() => zoneGroups(['UTC', ...(workspaceZone ? [workspaceZone] : [])]), [workspaceZone]);
-  const backwards = !!(from && to && to < from);
 
   async function submit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
@@ -64,19 +58,12 @@ export function ReportForm({ project, photoIds, filters, onCreated, onCancel }: 
       titleInput.current?.focus();
       return;
     }
-    if (backwards) return;
+    if (choice.backwards) return;
     const input: ReportInput = {
+      ...photoSelection(choice),
       title: title.trim(),
       options: { layout, page_size: pageSize, include_annotations: annotations, include_tasks: tasks, include_comments: comments, ...(zone ? { time_zone: zone } : {}) },
     };
-    if (photoIds) input.photo_ids = photoIds;
-    else {
-      const after = localDayStart(from || null);
-      const before = localDayStart(to || null, 1);
-      if (after) input.captured_after = after;
-      if (before) input.captured_before = before;
-      if (tagIds.length) input.tag_ids = tagIds;
-    }
     setBusy(true);
     try {
       onCreated(await reportsApi.create(project.id, input));
@@ -86,11 +73,6 @@ export function ReportForm({ project, photoIds, filters, onCreated, onCancel }: 
       setBusy(false);
     }
   }
-
-  const toggleTag = (tagId: string, on: boolean) => setTagIds((list) => (on ? [...list, tagId] : list.filter((t) => t !== tagId)));
-  // A tag named by the address that the workspace no longer has stays listed, so it can be unticked (or the API says why not).
-  const shownTags = tags && filters.tag && !tags.some((t) => t.id === filters.tag)
-    ? [...tags, { id: filters.tag, name: 'A tag that no longer exists', color: '#000000' }] : tags;
 
   return (
     <form className="report-form" aria-labelledby={`${id}-heading`} onSubmit={submit} noValidate>
@@ -103,48 +85,7 @@ export function ReportForm({ project, photoIds, filters, onCreated, onCancel }: 
       />
       {titleProblem ? <p className="field-error" id={`${id}-title-error`}>{titleProblem}</p> : <p className="hint" id={`${id}-title-hint`}>Printed on the cover; also the PDF’s file name.</p>}
 
-      {photoIds
-        ? (
-          <p className="report-choice">
-            {photoIds.length === 1 ? '1 photo' : `${photoIds.length} photos`} chosen in the timeline.{' '}
-            <Link href={`/projects/${project.id}`}>Back to the timeline</Link>
-          </p>
-        )
-        : (
-          <fieldset>
-            <legend>Which photos</legend>
-            <p className="hint">Photos taken between these days (both included) and with any of the ticked tags; leave them empty for every photo of the project.</p>
-            <div className="report-days">
-              <div>
-                <label htmlFor={`${id}-from`}>From</label>
-                <input id={`${id}-from`} type="date" value={from} max={to || undefined} onChange={(e) => setFrom(e.target.value)} />
-              </div>
-              <div>
-                <label htmlFor={`${id}-to`}>To</label>
-                <input
-                  id={`${id}-to`} type="date" value={to} min={from || undefined} aria-invalid={backwards ? true : undefined}
-                  aria-describedby={backwards ? `${id}-days-error` : undefined} onChange={(e) => setTo(e.target.value)}
-                />
-              </div>
-            </div>
-            {backwards ? <p className="field-error" id={`${id}-days-error`}>“To” is before “From”: nothing could match.</p> : null}
-            {shownTags === null
-              ? <p role="status">Loading tags…</p>
-              : shownTags.length === 0
-                ? <p className="hint">The workspace has no tags yet.</p>
-                : (
-                  <fieldset className="report-tags">
-                    <legend>Tags</legend>
-                    {shownTags.map((t) => (
-                      <div className="checkbox-field" key={t.id}>
-                        <input id={`${id}-tag-${t.id}`} type="checkbox" checked={tagIds.includes(t.id)} onChange={(e) => toggleTag(t.id, e.target.checked)} />
-                        <label htmlFor={`${id}-tag-${t.id}`}>{t.name}</label>
-                      </div>
-                    ))}
-                  </fieldset>
-                )}
-          </fieldset>
-        )}
+      <PhotoChoiceFields id={id} projectId={project.id} choice={choice} labels={{ from: 'From', to: 'To' }} missingTag={filters.tag} />
 
       <fieldset>
         <legend>Layout</legend>

@@ -1,6 +1,7 @@
 import { useId, useState } from 'react';
 import { ConfirmDialog } from '../ConfirmDialog.tsx';
 import { ErrorMessage } from '../ErrorMessage.tsx';
+import { ShareButton } from '../share/ShareButton.tsx';
 import { reportsApi, type Report } from './reportsApi.ts';
 
 const whenFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
@@ -35,7 +36,8 @@ function contentWords(r: Report): string {
 /**
  * One report in the list: title, status in words (the failure's reason too), what is in it, who
  * asked and when; Open (the PDF in a new tab, through its signed URL) and Download (the download
- * endpoint) once finished; Delete after a confirmation, only where the role allows it.
+ * endpoint) and Share (a public link, ShareDialog) once finished; Delete after a confirmation, only
+ * where the role allows it.
  */
 export function ReportRow({ report, who, mayDelete, onDeleted }: { report: Report; who: string; mayDelete: boolean; onDeleted(report: Report): void }) {
   const [confirming, setConfirming] = useState(false);
@@ -72,6 +74,7 @@ export function ReportRow({ report, who, mayDelete, onDeleted }: { report: Repor
             <>
               <a className="button" href={report.url} target="_blank" rel="noopener">Open{named}<span className="visually-hidden"> (opens in a new tab)</span></a>
               <a className="button secondary" href={reportsApi.downloadHref(report.id)} download>Download{named}</a>
+              <ShareButton projectId={report.project_id} content={{ report_id: report.id }} what={`the report “${report.title}”`} className="secondary">Share{named}</ShareButton>
             </>
           )
           : null}

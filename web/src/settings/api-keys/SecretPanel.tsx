@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { copyOrSelect } from '../../clipboard.ts';
 
 export interface ShownSecret {
   /** "New key" or "New secret", with the key's name. */
@@ -22,15 +23,7 @@ export function SecretPanel({ shown, onClose }: { shown: ShownSecret; onClose: (
   }, [shown]);
 
   async function copy() {
-    try {
-      await navigator.clipboard.writeText(shown.secret);
-      setCopyState('copied');
-    } catch {
-      // No clipboard (permission refused, an old browser): select it so a keyboard copy works.
-      inputRef.current?.focus();
-      inputRef.current?.select();
-      setCopyState('failed');
-    }
+    setCopyState(await copyOrSelect(shown.secret, inputRef.current) ? 'copied' : 'failed');
   }
 
   return (
