@@ -1,4 +1,4 @@
-import { lazy, Suspense, useCallback, useEffect, useState, type MouseEvent } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useLayoutEffect, useState, type MouseEvent } from 'react';
 import { Link, useLocation } from 'wouter';
 import { api, type Project } from '../api.ts';
 import { Comments } from '../comments/Comments.tsx';
@@ -88,7 +88,9 @@ export function PhotoPage({ id }: { id: string }) {
     };
   }, [id, projectId, capturedAt]);
 
-  useEffect(() => {
+  // A layout effect: subscribed in the same task as the render that enabled the links, so a key
+  // pressed as soon as they are enabled is never met by the listener of the render before.
+  useLayoutEffect(() => {
     function onKey(e: KeyboardEvent) {
       if (editing || !fresh || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey || isTyping(e.target)) return;
       const to = e.key === 'ArrowLeft' ? fresh.previous : e.key === 'ArrowRight' ? fresh.next : null;
