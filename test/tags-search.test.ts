@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import { searchByName, NAME_SEARCH_BOUNDS, type NameSearchBounds } from '../src/features/tags/tags.search.ts';
 import { api, newWorkspace, startTestApp, type TestContext, type TestWorkspace } from './helpers.ts';
 
@@ -93,4 +94,64 @@ describe('GET /v1/tags?q= sorted by name', () => {
       }
     });
   }
+});
+
+// The walk to the page's end reads only the buckets (first characters) where migration 029 saw every
+// pair of `q`: renamed and deleted tags leave their pairs behind (a bucket walked for nothing),
+// new ones add theirs, and the answer is always the list's.
+describe('GET /v1/tags?q= sorted by name: the buckets a walk may skip', () => {
+  const walkToTheEnd: NameSearchBounds = { ...NAME_SEARCH_BOUNDS, walkFirst: 2, walkMax: 4, sampleCommon: 0, walkAllRate: 0 };
+  let other: TestWorkspace;
+
+  async function listed(): Promise<{ id: string; name: string }[]> {
+    const rows: { id: string; name: string }[] = [];
+    let url = '/v1/tags?limit=100';
+    for (;;) {
+      const page = (await api(t, other.admin, 'GET', url)).json();
+      rows.push(...page.data);
+      if (!page.has_more) return rows;
+      url = `/v1/tags?limit=100&cursor=${page.next_cursor}`;
+    }
+  }
+
+  async function searched(q: string, limit: number): Promise<string[]> {
+    const seen: string[] = [];
+    let afterRow: { id: string; nameKey: string } | null = null;
+    for (let i = 0; i < 100; i++) {
+      const rows = await searchByName(t.db, { workspaceId: other.id, q, sort: 'name', after: afterRow, limit }, q, walkToTheEnd);
+      seen.push(...rows.slice(0, limit).map((r) => r.id));
+      if (rows.length <= limit) return seen;
+      afterRow = { id: rows[limit - 1]!.id, nameKey: rows[limit - 1]!.name_key };
+    }
+    assert.fail('too many pages');
+  }
+
+  it('finds what the list holds after tags are made, renamed and deleted, in every bucket', async () => {
+    other = await newWorkspace(t);
+    const made = new Map<string, string>();
+    const names = ['Alpha oak 1', 'Alpha oak 2', 'Bravo 1', 'Lake ak', 'Lakeview 1', 'Lakeview 2', 'Oakwood', 'Étude ak',
+      'ퟻ ak', '\u{10FFFF} ak', 'Zulu', 'Zulu oak', '_ak_ 1', '%ak% 2', 'x'];
+    for (const name of names) {
+      const res = await api(t, other.admin, 'POST', '/v1/tags', { name });
+      assert.equal(res.statusCode, 201, res.body);
+      made.set(name, res.json().id);
+    }
+    // "Alpha oak 1" no longer holds "ak" (its bucket keeps the pair), "Bravo 1" now does, "Zulu oak" is gone.
+    assert.equal((await api(t, other.admin, 'PATCH', `/v1/tags/${made.get('Alpha oak 1')}`, { name: 'Alpha elm 1' })).statusCode, 200);
+    assert.equal((await api(t, other.admin, 'PATCH', `/v1/tags/${made.get('Bravo 1')}`, { name: 'Bravo lakeside' })).statusCode, 200);
+    assert.equal((await api(t, other.admin, 'DELETE', `/v1/tags/${made.get('Zulu oak')}`)).statusCode, 204);
+    assert.equal((await api(t, other.admin, 'POST', '/v1/tags', { name: 'Quay oak' })).statusCode, 201);
+
+    const all = await listed();
+    for (const q of ['ak', 'AK', 'oak', 'a', 'é', 'É', 'ퟻ', 'ퟻ a', '\u{10FFFF}', 'k', '_', '%', '_ak_', 'z', 'q', 'lakes', 'x', 'xylophone']) {
+      // Which names hold q as ILIKE says (the database's own case folding: without a locale, ASCII
+      // only), in the list's order.
+      const { rows } = await sql<{ id: string }>`select id from tags where workspace_id = ${other.id}
+        and name ilike ${`%${q.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`}`.execute(t.db);
+      const holding = new Set(rows.map((r) => r.id));
+      const expected = all.filter((x) => holding.has(x.id)).map((x) => x.id);
+      for (const limit of [1, 2, 50]) assert.deepEqual(await searched(q, limit), expected, `${q}, limit ${limit}`);
+    }
+    assert.ok(all.filter((x) => x.name.toLowerCase().includes('ak')).length >= 8);
+  });
 });

@@ -76,7 +76,9 @@ type Row = TagRow & { name_key: string };
  *   3. else (a word common here, whose matches may lie further on) the next names in order, as many
  *      as a page needs at the first names' rate, at most NAME_WALK_MAX;
  *   4. else all the matches through the trigram index, sorted; or, for a word common in the
- *      newest tags (NAME_WALK_ALL_RATE), after step 2 the walk in order to the page's end.
+ *      newest tags (NAME_WALK_ALL_RATE), after step 2 the walk in order to the page's end, through
+ *      the buckets of the name order that may hold a match only (walkBuckets: "ak" lies only
+ *      among the names from "Lakeview" on).
  * Every try answers with at most `limit + 1` rows in the list's order, and a try that answers at
  * all answers with the page: which one does changes the cost, never the rows.
  */
@@ -92,7 +94,7 @@ export async function searchByName(db: Executor, c: TagListCriteria, q: string, 
       const probed = await probe(db, c, q, bounds.probeMax);
       if (probed !== null) return probed;
     }
-    if (sample >= bounds.sample * bounds.walkAllRate) return walk(db, c, q, null);
+    if (sample >= bounds.sample * bounds.walkAllRate) return walkBuckets(db, c, q);
   }
   const further = await walk(db, c, q, Math.min(window, bounds.walkMax));
   if (further.length === want) return further;
@@ -106,18 +108,46 @@ function after(db: Executor, c: TagListCriteria) {
   return rows;
 }
 
+/** Where a walk may go in name order: the name keys from `from` (inclusive) to `to` (exclusive; null: to the end). */
+interface KeyRange { from: string; to: string | null }
+
 /**
- * The matches among the next `names` names in order (null: all of them): an index-only scan of
- * tags_by_name_key that stops at the page's last match, then the page's rows by id.
+ * The matches among the next `names` names in order (null: all of them; within `range` when given),
+ * at most `want`: an index-only scan of tags_by_name_key that stops at the last match it needs, then
+ * those rows by id.
  */
-function walk(db: Executor, c: TagListCriteria, q: string, names: number | null): Promise<Row[]> {
-  const inOrder = after(db, c).select(['t.id', nameKey.as('k')]).orderBy(nameKey).orderBy('t.id');
+function walk(db: Executor, c: TagListCriteria, q: string, names: number | null, range?: KeyRange, want = c.limit + 1): Promise<Row[]> {
+  let inOrder = after(db, c).select(['t.id', nameKey.as('k')]).orderBy(nameKey).orderBy('t.id');
+  if (range) inOrder = inOrder.where(nameKey, '>=', range.from);
+  if (range?.to != null) inOrder = inOrder.where(nameKey, '<', range.to);
   // Without a bound the test runs in the index scan itself: half the cost of a subquery's rows.
   const matches = names === null
-    ? inOrder.where(lowerKeyContains(nameKey, q)).limit(c.limit + 1)
-    : db.selectFrom(inOrder.limit(names).as('w')).select(['w.id', 'w.k']).where(lowerKeyContains(sql<string>`w.k`, q)).limit(c.limit + 1);
+    ? inOrder.where(lowerKeyContains(nameKey, q)).limit(want)
+    : db.selectFrom(inOrder.limit(names).as('w')).select(['w.id', 'w.k']).where(lowerKeyContains(sql<string>`w.k`, q)).limit(want);
   return db.selectFrom(matches.as('m')).innerJoin('tags as t', 't.id', 'm.id').selectAll('t')
     .select(sql<string>`lower(t.name)`.as('name_key')).orderBy('m.k').orderBy('m.id').execute();
+}
+
+/**
+ * All the names in order after the cursor, as far as the page needs, but only in the buckets that
+ * may hold a match: the first characters of the names among which migration 029 has seen every
+ * character pair of `q` (its character, for one). Each such bucket is walked from its start (or
+ * the cursor) to its end; the others, however many names they hold, are not read. The same rows as
+ * walking every name: a name can match only where all of `q`'s pairs were seen.
+ */
+async function walkBuckets(db: Executor, c: TagListCriteria, q: string): Promise<Row[]> {
+  const from = c.after?.nameKey ?? '';
+  const { rows: buckets } = await sql<{ bucket: string; to: string | null }>`
+    select bucket, tag_bucket_end(bucket) as to from tag_name_grams
+     where workspace_id = ${c.workspaceId} and gram = any(tag_query_grams(${q})) and bucket collate "C" >= left(${from}, 1)
+     group by bucket having count(*) = cardinality(tag_query_grams(${q}))
+     order by bucket collate "C"`.execute(db);
+  const found: Row[] = [];
+  for (const { bucket, to } of buckets) {
+    found.push(...await walk(db, c, q, null, { from: bucket, to }, c.limit + 1 - found.length));
+    if (found.length > c.limit) break;
+  }
+  return found;
 }
 
 /** How many of the workspace's NAME_SAMPLE newest tags match (the newest-first index, in the table's order). */
