@@ -143,8 +143,12 @@ async function walkBuckets(db: Executor, c: TagListCriteria, q: string): Promise
      group by bucket having count(*) = cardinality(tag_query_grams(${q}))
      order by bucket collate "C"`.execute(db);
   const found: Row[] = [];
+  const cursorBucket = Array.from(from)[0] ?? '';
   for (const { bucket, to } of buckets) {
-    found.push(...await walk(db, c, q, null, { from: bucket, to }, c.limit + 1 - found.length));
+    // A bucket past the cursor's is after it whole: without the cursor's row comparison, which the
+    // scan would start from (it cannot tell that the bucket's own bound begins further on).
+    const within = bucket === cursorBucket ? c : { ...c, after: null };
+    found.push(...await walk(db, within, q, null, { from: bucket, to }, c.limit + 1 - found.length));
     if (found.length > c.limit) break;
   }
   return found;
