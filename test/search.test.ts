@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { SEARCH_WINDOW, SEARCH_WINDOW_MAX, searchPage } from '../src/db/substring-match.ts';
-import { matchesSearch, ProjectsRepository, type ProjectListCriteria } from '../src/features/projects/projects.repository.ts';
+import { FEW_MATCHES, matchesSearch, ProjectsRepository, type ProjectListCriteria } from '../src/features/projects/projects.repository.ts';
 import { api, newUser, newWorkspace, startTestApp, type TestContext, type TestUser, type TestWorkspace } from './helpers.ts';
 
 describe('q= search', () => {
@@ -123,13 +123,21 @@ describe('q= search', () => {
       const res = await api(t, ws.admin, 'PUT', `/v1/projects/${made[`crew${i}`]}/members/${crew.id}`);
       assert.ok(res.statusCode < 300, res.body);
     }
+    // The hidden ones have a crew too, someone else: visibility is the user's membership, not anyone's.
+    const stranger = await newUser(t, ws, 'restricted');
+    for (const i of [5, 6]) {
+      const res = await api(t, ws.admin, 'PUT', `/v1/projects/${made[`crew${i}`]}/members/${stranger.id}`);
+      assert.ok(res.statusCode < 300, res.body);
+    }
     const archived = await api(t, ws.admin, 'POST', `/v1/projects/${made.crew3}/archive`);
     assert.ok(archived.statusCode < 300, archived.body);
     const visible = new Set(named('crew0', 'crew1', 'crew2', 'crew3', 'crew4', 'crewOwn'));
 
     const byIds = new ProjectsRepository();
-    const byWalkThenIds = new ProjectsRepository({ visibleDriveLimit: 0, visibleSearchLimit: 1000 });
-    const byWalk = new ProjectsRepository({ visibleDriveLimit: 0, visibleSearchLimit: 0 });
+    const byWalkThenIds = new ProjectsRepository({ visibleDriveLimit: 0, visibleSearchLimit: 1000, fewMatches: FEW_MATCHES });
+    const byWalk = new ProjectsRepository({ visibleDriveLimit: 0, visibleSearchLimit: 0, fewMatches: FEW_MATCHES });
+    // The trigram index's matches tested against a hash of the user's crew rows rather than one by one.
+    const byWalkHashed = new ProjectsRepository({ visibleDriveLimit: 0, visibleSearchLimit: 0, fewMatches: 0 });
     const pages = async (repository: ProjectsRepository, criteria: Partial<ProjectListCriteria>) => {
       const seen: string[] = [];
       let after: ProjectListCriteria['after'] = null;
@@ -148,6 +156,7 @@ describe('q= search', () => {
           const walked = await pages(byWalk, criteria);
           assert.deepEqual(await pages(byIds, criteria), walked, JSON.stringify(criteria));
           assert.deepEqual(await pages(byWalkThenIds, criteria), walked, JSON.stringify(criteria));
+          assert.deepEqual(await pages(byWalkHashed, criteria), walked, JSON.stringify(criteria));
           assert.ok(walked.every((id) => visible.has(id)), JSON.stringify(criteria));
         }
       }

@@ -57,6 +57,13 @@ export const VISIBLE_DRIVE_LIMIT = 5000;
 export const VISIBLE_SEARCH_LIMIT = 50_000;
 
 /**
+ * Up to how many matches of a word (found through the trigram index) a restricted user's
+ * visibility is looked up match by match (project_members' primary key, ~2 µs each), rather than
+ * against a hash of all their crew rows (5–7 ms for 20,000).
+ */
+export const FEW_MATCHES = 1000;
+
+/**
  * `q` as a case-insensitive substring of the name or an address part. The parts are matched as one
  * text, a line each (project_search_text, indexed by trigrams per workspace in
  * 023_search_workspace.sql): one index probe instead of seven. A match cannot span two parts unless
@@ -138,8 +145,8 @@ function pageOf<DB, TB extends keyof DB>(q: ProjectsQuery<DB, TB>, c: ProjectLis
 export class ProjectsRepository {
   private readonly pages = new QueryShapes<ProjectRow>();
 
-  /** The bounds VISIBLE_DRIVE_LIMIT and VISIBLE_SEARCH_LIMIT, or others (tests compare every path by setting them to 0). */
-  constructor(private readonly options = { visibleDriveLimit: VISIBLE_DRIVE_LIMIT, visibleSearchLimit: VISIBLE_SEARCH_LIMIT }) {}
+  /** The bounds VISIBLE_DRIVE_LIMIT, VISIBLE_SEARCH_LIMIT and FEW_MATCHES, or others (tests compare every path by setting them to 0). */
+  constructor(private readonly options = { visibleDriveLimit: VISIBLE_DRIVE_LIMIT, visibleSearchLimit: VISIBLE_SEARCH_LIMIT, fewMatches: FEW_MATCHES }) {}
 
   get(db: Executor, workspaceId: string, id: string): Promise<ProjectRow | undefined> {
     return db.selectFrom('projects as p').selectAll('p')
@@ -230,7 +237,25 @@ export class ProjectsRepository {
     return searchPage(c.limit,
       (rows) => pageOf(filtered(db, listed(db, c), c, 'given').where(sql<SqlBool>`p.id in (${visibleWindow(db, c, userId, rows)})`)
         .where(matchesSearch(q, 'row')), c).execute(),
-      () => pageOf(db.selectFrom(filtered(db, listed(db, c), c).where(matchesSearch(q)).offset(0).as('p')).selectAll('p'), c).execute());
+      () => this.indexed(db, c, q));
+  }
+
+  /**
+   * All the matches of `q` through the trigram index, sorted; for a restricted user, those they may
+   * see. Their visibility is tested once the matches are known, by how many there are: up to
+   * FEW_MATCHES each is looked up in project_members by primary key; more are tested against a hash
+   * of the user's crew rows, built once. The planner, which expects thousands of matches for any
+   * word, would always build the hash: 20,000 crew rows (7 ms) to test a rare word's 12 matches.
+   */
+  private indexed(db: Executor, c: ProjectListCriteria, q: string): Promise<ProjectRow[]> {
+    const matches = filtered(db, listed(db, c), { ...c, visibleTo: null }).where(matchesSearch(q));
+    if (c.visibleTo === null) return pageOf(db.selectFrom(matches.offset(0).as('p')).selectAll('p'), c).execute();
+    const userId = c.visibleTo;
+    // A CASE evaluates only its chosen branch, and a hashed subplan is built on its first use: never, with few matches.
+    const visible = sql<SqlBool>`(p.created_by = ${userId} or case when (select count(*) from m) <= ${this.options.fewMatches}
+      then (select true from project_members vm where vm.project_id = p.id and vm.user_id = ${userId}) is not null
+      else p.id in (select vm.project_id from project_members vm where vm.user_id = ${userId}) end)`;
+    return pageOf(db.with((cte) => cte('m').materialized(), () => matches).selectFrom('m as p').selectAll('p').where(visible), c).execute();
   }
 
   /**
@@ -252,12 +277,10 @@ export class ProjectsRepository {
   private search(db: Executor, c: ProjectListCriteria, q: string, rare: 'index' | 'ids'): Promise<ProjectRow[]> {
     const window = (rows: number) => inOrder(listed(db, c), c).limit(rows);
     // offset 0 keeps the subquery whole: all of its matches, then the sort (never a walk in order).
-    const matches = () => rare === 'ids'
-      ? filtered(db, listed(db, c), c, 'ids').where(matchesSearch(q, 'row')).offset(0)
-      : filtered(db, listed(db, c), c).where(matchesSearch(q)).offset(0);
+    const byId = () => pageOf(db.selectFrom(filtered(db, listed(db, c), c, 'ids').where(matchesSearch(q, 'row')).offset(0).as('p')).selectAll('p'), c).execute();
     return searchPage(c.limit,
       (rows) => pageOf(filtered(db, db.selectFrom(window(rows).as('p')).selectAll('p'), c).where(matchesSearch(q, 'row')), c).execute(),
-      () => pageOf(db.selectFrom(matches().as('p')).selectAll('p'), c).execute());
+      () => (rare === 'ids' ? byId() : this.indexed(db, c, q)));
   }
 
   /** The insert of a new project, for the caller to run (e.g. in one statement with its event). */
