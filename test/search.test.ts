@@ -169,13 +169,17 @@ describe('q= search', () => {
   });
 
   it('walks a window sized by how common the word was in the first one, else reads the index (searchPage)', async () => {
-    const tries = async (matchesPer1000: number) => {
+    const tries = async (matchesPer1000: number, probe?: number) => {
       const log: string[] = [];
       const rows = await searchPage(50,
         async (n) => { log.push(`walk ${n}`); return Array.from({ length: Math.min(51, Math.floor((n * matchesPer1000) / 1000)) }, (_, i) => i); },
-        async () => { log.push('index'); return [-1]; });
+        async () => { log.push('index'); return [-1]; }, probe);
       return { log, rows: rows.length };
     };
+    // A probe first (a restricted user's own projects): a word common there, or absent, is settled by it.
+    assert.deepEqual(await tries(200, 500), { log: ['walk 500'], rows: 51 }, 'common in the probe');
+    assert.deepEqual(await tries(0, 500), { log: ['walk 500', 'index'], rows: 1 }, 'none in the probe: the index');
+    assert.deepEqual(await tries(20, 500), { log: ['walk 500', `walk ${SEARCH_WINDOW}`, 'walk 3825'], rows: 51 }, 'else the tries as without it');
     assert.deepEqual(await tries(100), { log: [`walk ${SEARCH_WINDOW}`], rows: 51 }, 'common: the first window fills the page');
     assert.deepEqual(await tries(0), { log: [`walk ${SEARCH_WINDOW}`, 'index'], rows: 1 }, 'none in the first window: the index');
     assert.deepEqual(await tries(10), { log: [`walk ${SEARCH_WINDOW}`, 'walk 7650'], rows: 51 }, '20 of 2,000: a window of 7,650 rows');

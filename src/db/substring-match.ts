@@ -59,9 +59,17 @@ export const SEARCH_WINDOW_MAX = 10_000;
  * estimate counts every workspace's rows (and cannot see where in the order the matches are): a
  * word frequent elsewhere made it walk a whole workspace for a word it hardly holds (seconds at 1M
  * rows). Every try returns `limit + 1` rows at most, in the list's order, and a full page from any
- * of them is the page: which try answers changes the cost, never the rows.
+ * of them is the page: which try answers changes the cost, never the rows. `probe`: a smaller
+ * window walked first, when rows cost more than in the list's order (a restricted user's own,
+ * fetched by id): a word common there fills the page from it, a word absent from it goes to the
+ * index at once, and any other goes on as above (at most `probe` rows more than without it).
  */
-export async function searchPage<Row>(limit: number, walk: (rows: number) => Promise<Row[]>, indexed: () => Promise<Row[]>): Promise<Row[]> {
+export async function searchPage<Row>(limit: number, walk: (rows: number) => Promise<Row[]>, indexed: () => Promise<Row[]>, probe?: number): Promise<Row[]> {
+  if (probe !== undefined) {
+    const probed = await walk(probe);
+    if (probed.length > limit) return probed;
+    if (probed.length === 0) return indexed();
+  }
   const walked = await walk(SEARCH_WINDOW);
   if (walked.length > limit) return walked;
   if (walked.length === 0) return indexed();

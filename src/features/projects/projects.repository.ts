@@ -64,6 +64,14 @@ export const VISIBLE_SEARCH_LIMIT = 50_000;
 export const FEW_MATCHES = 1000;
 
 /**
+ * The window of a restricted user's own projects a search walks first (searchPage's `probe`): their
+ * rows are fetched by id (~5 µs each, where the workspace's order reads them in sequence). A word in
+ * one of their projects in ten fills a page from it; a word absent from it goes to the trigram
+ * index at the cost of 500 rows instead of 2,000 (~10 ms less at 20,000 projects).
+ */
+const VISIBLE_PROBE = 500;
+
+/**
  * `q` as a case-insensitive substring of the name or an address part. The parts are matched as one
  * text, a line each (project_search_text, indexed by trigrams per workspace in
  * 023_search_workspace.sql): one index probe instead of seven. A match cannot span two parts unless
@@ -237,7 +245,7 @@ export class ProjectsRepository {
     return searchPage(c.limit,
       (rows) => pageOf(filtered(db, listed(db, c), c, 'given').where(sql<SqlBool>`p.id in (${visibleWindow(db, c, userId, rows)})`)
         .where(matchesSearch(q, 'row')), c).execute(),
-      () => this.indexed(db, c, q));
+      () => this.indexed(db, c, q), VISIBLE_PROBE);
   }
 
   /**
