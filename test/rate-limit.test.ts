@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ApiKeysRepository } from '../src/features/api-keys/api-keys.repository.ts';
+import { RateLimiter } from '../src/http/rate-limit.ts';
 import { api, newWorkspace, startTestApp, type TestContext, type TestWorkspace } from './helpers.ts';
 
 const LIMIT = 5;
@@ -137,5 +138,26 @@ describe('rate limit shared across processes', () => {
     assert.equal((await api(t, key, 'GET', '/v1/users/me')).statusCode, 429);
     const row = await t.db.selectFrom('rate_limit_windows').select('count').where('bucket', '=', id).executeTakeFirstOrThrow();
     assert.equal(row.count, LIMIT);
+  });
+});
+
+describe('the shared count while a sync is under way', () => {
+  it('still counts what is being added to the shared row: the request after the limit is refused meanwhile', async () => {
+    await awayFromWindowEdge();
+    const limiter = new RateLimiter(t.db, 5, 60_000, 3_600_000, 'flushtest');
+    try {
+      for (let i = 0; i < 5; i++) assert.equal((await limiter.hit('flushtest:a')).allowed, true);
+      // The sync takes the five from the local count before its insert is answered.
+      const syncing = limiter.flush();
+      const meanwhile = await limiter.peek('flushtest:a');
+      assert.equal(meanwhile.allowed, false, 'refused while the five are on their way to the shared row');
+      assert.equal((await limiter.hit('flushtest:a')).allowed, false);
+      await syncing;
+      const { count } = await t.db.selectFrom('rate_limit_windows').select('count').where('bucket', '=', 'flushtest:a').executeTakeFirstOrThrow();
+      assert.equal(count, 5, 'the refused request was not counted');
+      assert.equal((await limiter.peek('flushtest:a')).allowed, false, 'and after the sync, from the shared total');
+    } finally {
+      await limiter.stop();
+    }
   });
 });

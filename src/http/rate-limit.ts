@@ -14,6 +14,11 @@ interface Window {
   start: number;
   /** Requests counted here and not yet added to the shared row. */
   pending: number;
+  /**
+   * Requests counted here whose addition to the shared row is under way: still counted until the
+   * row's new total is known (they left `pending` when the sync began, and are not in `shared` yet).
+   */
+  flushing: number;
   /** The shared count (all processes) as of our last sync. */
   shared: number;
   /** While set, the first read of the shared count for this window (once per key, process and minute). */
@@ -69,14 +74,14 @@ export class RateLimiter {
     if (!w || w.start !== start) {
       // A key new to this process (it may have been served elsewhere this minute) starts from
       // the shared count, not from zero; concurrent first requests wait for the same read.
-      const fresh: Window = { start, pending: 0, shared: 0, loading: null };
+      const fresh: Window = { start, pending: 0, flushing: 0, shared: 0, loading: null };
       fresh.loading = this.readShared(bucket, fresh).finally(() => { fresh.loading = null; });
       this.windows.set(bucket, fresh);
       w = fresh;
     }
     if (w.loading) await w.loading;
     const resetSeconds = Math.max(1, Math.ceil((start + this.windowMs - now) / 1000));
-    const used = w.shared + w.pending;
+    const used = w.shared + w.flushing + w.pending;
     if (used >= this.limit) return { allowed: false, limit: this.limit, remaining: 0, resetSeconds };
     if (!count) return { allowed: true, limit: this.limit, remaining: this.limit - used, resetSeconds };
     w.pending++;
@@ -127,16 +132,25 @@ export class RateLimiter {
       }
     };
     if (batch.length) {
-      for (const b of batch) b.w.pending -= b.count;
+      // Counted as `flushing` while the insert runs: a request deciding meanwhile must still see
+      // them (it saw too few, and let a sixth sign-in failure through a limit of five).
+      for (const b of batch) {
+        b.w.pending -= b.count;
+        b.w.flushing += b.count;
+      }
       try {
         const { rows } = await sql<{ bucket: string; window_start: Date; count: number }>`
           insert into rate_limit_windows (bucket, window_start, count)
           select * from unnest(${batch.map((b) => b.bucket)}::text[], ${batch.map((b) => new Date(b.w.start))}::timestamptz[], ${batch.map((b) => b.count)}::int[])
           on conflict (bucket, window_start) do update set count = rate_limit_windows.count + excluded.count
           returning bucket, window_start, count`.execute(this.db);
-        learn(rows);
+        for (const b of batch) b.w.flushing -= b.count;
+        learn(rows); // the totals now hold them
       } catch (err) {
-        for (const b of batch) b.w.pending += b.count; // keep counting locally; retry next tick
+        for (const b of batch) {
+          b.w.flushing -= b.count;
+          b.w.pending += b.count; // keep counting locally; retry next tick
+        }
         throw err;
       }
     }
