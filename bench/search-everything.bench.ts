@@ -31,7 +31,7 @@ import { ApiKeysRepository } from '../src/features/api-keys/api-keys.repository.
 import { WorkspacesService } from '../src/features/workspaces/workspaces.service.ts';
 import { SearchRepository, type SearchCriteria } from '../src/features/search/search.repository.ts';
 import { createBenchDatabase, freePort } from './support.ts';
-import { explainAll, pick, quantile, sleep, startServer } from './search-support.ts';
+import { explainAll, pick, sleep, startServer, timeRequests } from './search-support.ts';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const PROJECTS = Number(process.env.BENCH_PROJECTS ?? 20_000);
@@ -195,22 +195,11 @@ async function main() {
     for (const c of cases.filter((x) => x.name.includes(ONLY))) {
       const headers = { authorization: `Bearer ${c.restricted ? fixture.restrictedKey : fixture.adminKey}` };
       const path = `/v1/search?${new URLSearchParams(c.query)}`;
-      const times: number[] = [];
-      let count = 0;
-      const failures = new Set<string>();
-      for (let i = 0; i < REPEAT + 3; i++) {
-        const t0 = performance.now();
-        const res = await fetch(base + path, { headers });
-        const body = await res.json() as { data?: unknown[]; code?: string };
-        if (!res.ok) failures.add(`${res.status} ${body.code}`);
-        if (i >= 3 || !res.ok) times.push(performance.now() - t0);
-        count = body.data?.length ?? 0;
-        if (times.length >= 5 && times.reduce((x, y) => x + y, 0) > 20_000) break;
-      }
+      const timed = await timeRequests(base + path, headers, REPEAT);
       const explained = await explainAll(tuning, await statementsOf(c));
       const ms = explained.ms;
       const plans = explained.plans.map((p) => `${p.ms.toFixed(1)} ms: ${[...new Set(p.nodes)].join(', ')}`);
-      console.log(`| ${c.name}: \`${path.slice('/v1/search?'.length)}\` | ${failures.size ? [...failures].join(', ') : count} | ${quantile(times, 0.5).toFixed(1)} / ${quantile(times, 0.95).toFixed(1)} | ${ms.toFixed(1)} | ${plans.join('; then ')} |`);
+      console.log(`| ${c.name}: \`${path.slice('/v1/search?'.length)}\` | ${timed.failures.length ? timed.failures.join(', ') : timed.count} | ${timed.median.toFixed(1)} / ${timed.p95.toFixed(1)} | ${ms.toFixed(1)} | ${plans.join('; then ')} |`);
     }
     await tuning.end();
     await capture.destroy();

@@ -12,6 +12,28 @@ export const quantile = (xs: number[], q: number) => {
   return s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
 };
 
+/**
+ * One case's HTTP timings: `repeat` requests after 3 warm-ups, one at a time. A failure (a scan can
+ * pass the 4 s statement timeout on a busy machine) is counted with its time; a slow case gets
+ * fewer rounds (5, or 20 s, is enough to show it). The median and p95 ms, the last answer's row
+ * count, and the failures as "status code".
+ */
+export async function timeRequests(url: string, headers: Record<string, string>, repeat: number): Promise<{ median: number; p95: number; count: number; failures: string[] }> {
+  const times: number[] = [];
+  let count = 0;
+  const failures = new Set<string>();
+  for (let i = 0; i < repeat + 3; i++) {
+    const t0 = performance.now();
+    const res = await fetch(url, { headers });
+    const body = await res.json() as { data?: unknown[]; code?: string };
+    if (!res.ok) failures.add(`${res.status} ${body.code}`);
+    if (i >= 3 || !res.ok) times.push(performance.now() - t0);
+    count = body.data?.length ?? 0;
+    if (times.length >= 5 && times.reduce((x, y) => x + y, 0) > 20_000) break;
+  }
+  return { median: quantile(times, 0.5), p95: quantile(times, 0.95), count, failures: [...failures] };
+}
+
 /** `jobsite serve` as a child process, once it answers /healthz. */
 export async function startServer(env: Record<string, string>, port: number): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], {

@@ -34,7 +34,7 @@ import { encodeCursor } from '../src/http/pagination.ts';
 import { migrateAll } from '../src/runtime.ts';
 import { ApiKeysRepository } from '../src/features/api-keys/api-keys.repository.ts';
 import { createBenchDatabase, freePort } from './support.ts';
-import { explainAll, pick, quantile, sleep, startServer } from './search-support.ts';
+import { explainAll, pick, sleep, startServer, timeRequests } from './search-support.ts';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 30);
@@ -250,25 +250,12 @@ async function main() {
     console.log('|---|---:|---:|---:|---|');
     for (const c of cases.filter((x) => x.name.includes(ONLY))) {
       const headers = c.key === 'admin' ? admin : c.key === 'heavy' ? heavy : restricted;
-      const times: number[] = [];
-      let count = 0;
-      const failures = new Set<string>();
-      for (let i = 0; i < REPEAT + 3; i++) {
-        const t0 = performance.now();
-        const res = await fetch(base + c.path, { headers });
-        const body = await res.json() as { data?: unknown[]; code?: string };
-        // A failure (main's scans can pass the 4 s statement timeout on a busy machine) is counted with its time.
-        if (!res.ok) failures.add(`${res.status} ${body.code}`);
-        if (i >= 3 || !res.ok) times.push(performance.now() - t0);
-        count = body.data?.length ?? 0;
-        // Slow cases (before the indexes) get fewer rounds: 5, or 20 s, is enough to show them.
-        if (times.length >= 5 && times.reduce((x, y) => x + y, 0) > 20_000) break;
-      }
+      const timed = await timeRequests(base + c.path, headers, REPEAT);
       // Every statement the repository ran for the page (a search may run two), each explained.
       const explained = await explainAll(tuning, await c.explain());
       const ms = explained.ms;
       const plans = explained.plans.map((p) => p.nodes.join(' → '));
-      console.log(`| ${c.name} | ${failures.size ? [...failures].join(', ') : count} | ${quantile(times, 0.5).toFixed(1)} / ${quantile(times, 0.95).toFixed(1)} | ${ms.toFixed(1)} | ${plans.join('; then ')} |`);
+      console.log(`| ${c.name} | ${timed.failures.length ? timed.failures.join(', ') : timed.count} | ${timed.median.toFixed(1)} / ${timed.p95.toFixed(1)} | ${ms.toFixed(1)} | ${plans.join('; then ')} |`);
     }
     await tuning.end();
     await capture.destroy();
