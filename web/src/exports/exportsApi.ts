@@ -4,6 +4,7 @@
  * `GET /v1/exports/{id}`, and `GET /v1/exports/{id}/download` (the ZIP, with the session cookie).
  */
 import { request, type Page } from '../api.ts';
+import type { PhotoSelection } from '../photos/photosApi.ts';
 
 export type ExportStatus = 'queued' | 'processing' | 'finished' | 'failed';
 
@@ -27,12 +28,7 @@ export interface PhotoExport {
 }
 
 /** What the form sends: photos by id, or by capture time and tags (the API combines what is given; nothing: every photo). */
-export interface ExportInput {
-  photo_ids?: string[];
-  captured_after?: string;
-  captured_before?: string;
-  tag_ids?: string[];
-}
+export type ExportInput = PhotoSelection;
 
 export const PAGE_SIZE = 20;
 

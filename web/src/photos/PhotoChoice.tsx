@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { Link } from 'wouter';
-import { photosApi, type TagSummary } from './photosApi.ts';
+import { photosApi, type PhotoSelection, type TagSummary } from './photosApi.ts';
 import { localDayStart, type TimelineFilters } from './useTimeline.ts';
 
 /**
@@ -48,9 +48,9 @@ export function usePhotoChoice(photoIds: string[] | null, filters: TimelineFilte
 }
 
 /** The API's fields for the choice: `photo_ids`, or `captured_after` / `captured_before` (whole local days) and `tag_ids`. */
-export function photoSelection(choice: PhotoChoice): { photo_ids?: string[]; captured_after?: string; captured_before?: string; tag_ids?: string[] } {
+export function photoSelection(choice: PhotoChoice): PhotoSelection {
   if (choice.photoIds) return { photo_ids: choice.photoIds };
-  const selection: { captured_after?: string; captured_before?: string; tag_ids?: string[] } = {};
+  const selection: PhotoSelection = {};
   const after = localDayStart(choice.from || null);
   const before = localDayStart(choice.to || null, 1);
   if (after) selection.captured_after = after;

@@ -13,6 +13,14 @@ export type Shape =
   | { type: 'text'; x: number; y: number; text: string; color: string; size: number };
 export type ShapeType = Shape['type'];
 
+/** Which photos a report or an export takes: by id, or by capture time and tags (the API combines what is given). */
+export interface PhotoSelection {
+  photo_ids?: string[];
+  captured_after?: string;
+  captured_before?: string;
+  tag_ids?: string[];
+}
+
 export interface TagSummary { id: string; name: string; color: string }
 
 export type CapturedAtSource = 'client' | 'exif_offset' | 'exif_local' | 'exif' | 'upload';

@@ -4,6 +4,7 @@
  * /v1/reports/{id}`, `GET /v1/reports/{id}/download`; and the workspace's time zone, the form's default.
  */
 import { request, type Page } from '../api.ts';
+import type { PhotoSelection } from '../photos/photosApi.ts';
 
 export type ReportStatus = 'queued' | 'processing' | 'finished' | 'failed';
 export type Layout = 1 | 2 | 4;
@@ -39,12 +40,8 @@ export interface Report {
 }
 
 /** What the form sends: photos by id, or by capture time and tags (the API combines what is given). */
-export interface ReportInput {
+export interface ReportInput extends PhotoSelection {
   title: string;
-  photo_ids?: string[];
-  captured_after?: string;
-  captured_before?: string;
-  tag_ids?: string[];
   options: Partial<ReportOptions>;
 }
 
