@@ -13,7 +13,9 @@
 -- and rows are only ever added. A renamed or deleted tag leaves its rows behind, which costs at
 -- most the walk of a bucket it no longer matches in; what every name of the workspace holds is
 -- always there. Added by statement, from the transition table, with `on conflict do nothing`: no
--- row is locked or updated, so concurrent writers of tags never wait on each other here.
+-- row is locked or updated, so concurrent writers of tags never wait on each other here. Every
+-- update of a tag runs it, not only a rename: a trigger with a transition table cannot name columns
+-- (a colour change finds every row already there).
 create table tag_name_grams (
   workspace_id  text not null references workspaces(id) on delete cascade,
   gram          text not null,
