@@ -150,3 +150,13 @@ export function api(t: TestContext, who: { key: string } | string | null, method
     ...(body === undefined ? {} : typeof body === 'string' ? { payload: body } : { payload: body as object }),
   });
 }
+
+/**
+ * Rate limits count in fixed wall-clock windows (src/http/rate-limit.ts). A test that needs its
+ * requests in one window waits for the next one when fewer than `marginMs` are left (it never
+ * asserts a duration).
+ */
+export async function awayFromWindowEdge(windowMs: number, marginMs: number): Promise<void> {
+  const left = windowMs - (Date.now() % windowMs);
+  if (left < marginMs) await new Promise((r) => setTimeout(r, left + 50));
+}

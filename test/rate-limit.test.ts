@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ApiKeysRepository } from '../src/features/api-keys/api-keys.repository.ts';
 import { RateLimiter } from '../src/http/rate-limit.ts';
-import { api, newWorkspace, startTestApp, type TestContext, type TestWorkspace } from './helpers.ts';
+import { api, awayFromWindowEdge, newWorkspace, startTestApp, type TestContext, type TestWorkspace } from './helpers.ts';
 
 const LIMIT = 5;
 let t: TestContext;
@@ -22,20 +22,14 @@ async function freshKey(): Promise<{ id: string; key: string }> {
   return { id: row.id, key: secret };
 }
 
-/**
- * Windows are fixed wall-clock minutes. A test that needs its requests in one window waits for
- * the next one when fewer than 10 s are left (never asserting any duration).
- */
-async function awayFromWindowEdge(): Promise<void> {
-  const left = 60_000 - (Date.now() % 60_000);
-  if (left < 10_000) await new Promise((r) => setTimeout(r, left + 50));
-}
+/** The per-key windows are wall-clock minutes: a test's requests keep to one, 10 s from its end at the latest. */
+const awayFromMinuteEdge = () => awayFromWindowEdge(60_000, 10_000);
 
 const remainingOf = (header: unknown) => Number(/;r=(\d+)/.exec(String(header))?.[1]);
 
 describe('rate limit per API key', () => {
   it('announces the policy and what is left on every authenticated response', async () => {
-    await awayFromWindowEdge();
+    await awayFromMinuteEdge();
     const { key } = await freshKey();
     const res = await api(t, key, 'GET', '/v1/users/me');
     assert.equal(res.statusCode, 200);
@@ -47,7 +41,7 @@ describe('rate limit per API key', () => {
   });
 
   it('answers the request after the limit with 429, Retry-After, and leaves other keys alone', async () => {
-    await awayFromWindowEdge();
+    await awayFromMinuteEdge();
     const busy = await freshKey();
     const other = await freshKey();
     const remaining: number[] = [];
@@ -79,7 +73,7 @@ describe('rate limit per API key', () => {
   });
 
   it('does not limit or count public routes and failed authentication', async () => {
-    await awayFromWindowEdge();
+    await awayFromMinuteEdge();
     for (let i = 0; i < LIMIT + 2; i++) {
       const res = await api(t, null, 'GET', '/healthz');
       assert.equal(res.statusCode, 200);
@@ -104,7 +98,7 @@ describe('rate limit shared across processes', () => {
   }
 
   it('limits requests split across two API processes in total', async () => {
-    await awayFromWindowEdge();
+    await awayFromMinuteEdge();
     const { id, key } = await freshKey();
     const statuses: number[] = [];
     for (let i = 0; i < 2 * LIMIT; i++) {
@@ -120,7 +114,7 @@ describe('rate limit shared across processes', () => {
   });
 
   it('starts a key new to a process from the shared count, and keeps idle processes informed', async () => {
-    await awayFromWindowEdge();
+    await awayFromMinuteEdge();
     const { id, key } = await freshKey();
     for (let i = 0; i < 3; i++) assert.equal((await api(t, key, 'GET', '/v1/users/me')).statusCode, 200);
     await t.app.rateLimiter.flush();
@@ -143,7 +137,7 @@ describe('rate limit shared across processes', () => {
 
 describe('the shared count while a sync is under way', () => {
   it('still counts what is being added to the shared row: the request after the limit is refused meanwhile', async () => {
-    await awayFromWindowEdge();
+    await awayFromMinuteEdge();
     const limiter = new RateLimiter(t.db, 5, 60_000, 3_600_000, 'flushtest');
     try {
       for (let i = 0; i < 5; i++) assert.equal((await limiter.hit('flushtest:a')).allowed, true);

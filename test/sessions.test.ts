@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { api, newUser, newWorkspace, startTestApp, type TestContext, type TestWorkspace } from './helpers.ts';
+import { api, awayFromWindowEdge, newUser, newWorkspace, startTestApp, type TestContext, type TestWorkspace } from './helpers.ts';
 
 const PASSWORD = 'a long enough passphrase';
 
@@ -254,8 +254,7 @@ describe('sign-in limits', () => {
     limited = await startTestApp({ JOBSITE_SIGN_IN_FAILURES_PER_EMAIL: '3', JOBSITE_SIGN_IN_FAILURES_PER_ADDRESS: '5' });
     lws = await newWorkspace(limited);
     // Failures count in fixed 15-minute windows: these tests (a few seconds) need theirs in one.
-    const left = 900_000 - (Date.now() % 900_000);
-    if (left < 15_000) await new Promise((r) => setTimeout(r, left + 50));
+    await awayFromWindowEdge(900_000, 15_000);
   });
   after(async () => limited.close());
 
