@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
-import { SEARCH_WINDOW, SEARCH_WINDOW_MAX, searchPage } from '../src/db/substring-match.ts';
-import { FEW_MATCHES, matchesSearch, ProjectsRepository, type ProjectListCriteria } from '../src/features/projects/projects.repository.ts';
+import { SEARCH_WINDOW, SEARCH_WINDOW_MAX, searchPage, searchStream } from '../src/db/substring-match.ts';
+import { matchesSearch, ProjectsRepository, type ProjectListCriteria } from '../src/features/projects/projects.repository.ts';
 import { api, newUser, newWorkspace, startTestApp, type TestContext, type TestUser, type TestWorkspace } from './helpers.ts';
 
 describe('q= search', () => {
@@ -134,8 +134,10 @@ describe('q= search', () => {
     const visible = new Set(named('crew0', 'crew1', 'crew2', 'crew3', 'crew4', 'crewOwn'));
 
     const byIds = new ProjectsRepository();
-    const byWalkThenIds = new ProjectsRepository({ visibleDriveLimit: 0, visibleSearchLimit: 1000, fewMatches: FEW_MATCHES });
-    const byWalk = new ProjectsRepository({ visibleDriveLimit: 0, visibleSearchLimit: 0, fewMatches: FEW_MATCHES });
+    const byWalkThenIds = new ProjectsRepository({ visibleDriveLimit: 0, visibleSearchLimit: 1000 });
+    const byWalk = new ProjectsRepository({ visibleDriveLimit: 0, visibleSearchLimit: 0 });
+    // Their own projects read from a probe of one or two on (searchStream's window after it, then the index).
+    const byStream = [1, 2].map((visibleProbe) => new ProjectsRepository({ visibleDriveLimit: 0, visibleSearchLimit: 0, visibleProbe }));
     // The trigram index's matches tested against a hash of the user's crew rows rather than one by one.
     const byWalkHashed = new ProjectsRepository({ visibleDriveLimit: 0, visibleSearchLimit: 0, fewMatches: 0 });
     const pages = async (repository: ProjectsRepository, criteria: Partial<ProjectListCriteria>) => {
@@ -157,6 +159,7 @@ describe('q= search', () => {
           assert.deepEqual(await pages(byIds, criteria), walked, JSON.stringify(criteria));
           assert.deepEqual(await pages(byWalkThenIds, criteria), walked, JSON.stringify(criteria));
           assert.deepEqual(await pages(byWalkHashed, criteria), walked, JSON.stringify(criteria));
+          for (const repository of byStream) assert.deepEqual(await pages(repository, criteria), walked, JSON.stringify(criteria));
           assert.ok(walked.every((id) => visible.has(id)), JSON.stringify(criteria));
         }
       }
@@ -169,23 +172,42 @@ describe('q= search', () => {
   });
 
   it('walks a window sized by how common the word was in the first one, else reads the index (searchPage)', async () => {
-    const tries = async (matchesPer1000: number, probe?: number) => {
+    const tries = async (matchesPer1000: number) => {
       const log: string[] = [];
       const rows = await searchPage(50,
         async (n) => { log.push(`walk ${n}`); return Array.from({ length: Math.min(51, Math.floor((n * matchesPer1000) / 1000)) }, (_, i) => i); },
-        async () => { log.push('index'); return [-1]; }, probe);
+        async () => { log.push('index'); return [-1]; });
       return { log, rows: rows.length };
     };
-    // A probe first (a restricted user's own projects): a word common there, or absent, is settled by it.
-    assert.deepEqual(await tries(200, 500), { log: ['walk 500'], rows: 51 }, 'common in the probe');
-    assert.deepEqual(await tries(0, 500), { log: ['walk 500', 'index'], rows: 1 }, 'none in the probe: the index');
-    assert.deepEqual(await tries(20, 500), { log: ['walk 500', `walk ${SEARCH_WINDOW}`, 'walk 3825'], rows: 51 }, 'else the tries as without it');
     assert.deepEqual(await tries(100), { log: [`walk ${SEARCH_WINDOW}`], rows: 51 }, 'common: the first window fills the page');
     assert.deepEqual(await tries(0), { log: [`walk ${SEARCH_WINDOW}`, 'index'], rows: 1 }, 'none in the first window: the index');
     assert.deepEqual(await tries(10), { log: [`walk ${SEARCH_WINDOW}`, 'walk 7650'], rows: 51 }, '20 of 2,000: a window of 7,650 rows');
     assert.deepEqual(await tries(20), { log: [`walk ${SEARCH_WINDOW}`, 'walk 3825'], rows: 51 });
     const rare = await tries(1);
     assert.deepEqual(rare.log, [`walk ${SEARCH_WINDOW}`, 'index'], `2 of 2,000 would need more than ${SEARCH_WINDOW_MAX} rows: the index`);
+  });
+
+  it('reads a restricted user\'s own projects from a probe on, as far as the page needs, else the index (searchStream)', async () => {
+    // Row i (from 0) matches when matches(i): a walk returns the matching rows among `rows` after `skip`, up to 51.
+    const tries = async (matches: (i: number) => boolean) => {
+      const log: string[] = [];
+      const rows = await searchStream(50,
+        async (rows, skip) => {
+          log.push(`walk ${rows} after ${skip}`);
+          return Array.from({ length: rows }, (_, i) => skip + i).filter(matches).slice(0, 51);
+        },
+        async () => { log.push('index'); return [-1]; }, 500);
+      return { log, rows };
+    };
+    const every = (n: number) => (i: number) => i % n === 0;
+    assert.deepEqual((await tries(every(5))).log, ['walk 500 after 0'], 'common in the probe: its page');
+    assert.deepEqual(await tries(() => false), { log: ['walk 500 after 0', 'index'], rows: [-1] }, 'none in the probe: the index');
+    // 10 in the probe: the 41 more a page needs are expected in 2,050 rows; half again as many are walked.
+    const common = await tries(every(50));
+    assert.deepEqual(common.log, ['walk 500 after 0', 'walk 3075 after 500']);
+    assert.deepEqual(common.rows, Array.from({ length: 51 }, (_, i) => i * 50), 'the probe\'s matches, then those after it, in order');
+    assert.deepEqual((await tries((i) => i < 500 && i % 50 === 0)).log, ['walk 500 after 0', 'walk 3075 after 500', 'index'], 'short after the window: the index');
+    assert.deepEqual((await tries(every(250))).log, ['walk 500 after 0', 'index'], `2 in the probe would need more than ${SEARCH_WINDOW_MAX} rows: the index`);
   });
 
   it('is a match the trigram index projects_search_in_workspace answers (023_search_workspace.sql)', async () => {

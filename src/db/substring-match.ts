@@ -59,17 +59,9 @@ export const SEARCH_WINDOW_MAX = 10_000;
  * estimate counts every workspace's rows (and cannot see where in the order the matches are): a
  * word frequent elsewhere made it walk a whole workspace for a word it hardly holds (seconds at 1M
  * rows). Every try returns `limit + 1` rows at most, in the list's order, and a full page from any
- * of them is the page: which try answers changes the cost, never the rows. `probe`: a smaller
- * window walked first, when rows cost more than in the list's order (a restricted user's own,
- * fetched by id): a word common there fills the page from it, a word absent from it goes to the
- * index at once, and any other goes on as above (at most `probe` rows more than without it).
+ * of them is the page: which try answers changes the cost, never the rows.
  */
-export async function searchPage<Row>(limit: number, walk: (rows: number) => Promise<Row[]>, indexed: () => Promise<Row[]>, probe?: number): Promise<Row[]> {
-  if (probe !== undefined) {
-    const probed = await walk(probe);
-    if (probed.length > limit) return probed;
-    if (probed.length === 0) return indexed();
-  }
+export async function searchPage<Row>(limit: number, walk: (rows: number) => Promise<Row[]>, indexed: () => Promise<Row[]>): Promise<Row[]> {
   const walked = await walk(SEARCH_WINDOW);
   if (walked.length > limit) return walked;
   if (walked.length === 0) return indexed();
@@ -79,4 +71,23 @@ export async function searchPage<Row>(limit: number, walk: (rows: number) => Pro
     if (more.length > limit) return more;
   }
   return indexed();
+}
+
+/**
+ * searchPage's tries over rows that each cost more than in a list's order (a restricted user's own
+ * projects, fetched by id), read by a walk that stops where its page fills: `walk(rows, skip)`, the
+ * matches among the `rows` rows after the first `skip`, at most `limit + 1`, read only as far as the
+ * row that fills the page. The first `probe` rows tell how common the word is: none, and `indexed`
+ * answers; else the walk goes on after them through a window expected to hold the rest of the page
+ * with half again as many rows to spare (when it is at most SEARCH_WINDOW_MAX rows), and a page still
+ * short goes to `indexed`. No row is read twice, and a common word costs the rows up to its page's end.
+ */
+export async function searchStream<Row>(limit: number, walk: (rows: number, skip: number) => Promise<Row[]>, indexed: () => Promise<Row[]>, probe: number): Promise<Row[]> {
+  const probed = await walk(probe, 0);
+  if (probed.length > limit) return probed;
+  if (probed.length === 0) return indexed();
+  const window = Math.ceil((probe * (limit + 1 - probed.length) * 1.5) / probed.length);
+  if (window > SEARCH_WINDOW_MAX) return indexed();
+  const rows = probed.concat(await walk(window, probe));
+  return rows.length > limit ? rows.slice(0, limit + 1) : indexed();
 }

@@ -1,7 +1,7 @@
 import { sql, type Compilable, type Expression, type Selectable, type SelectQueryBuilder, type SqlBool, type UpdateObject } from 'kysely';
 import type { Executor } from '../../db/database.ts';
 import { QueryShapes, slot } from '../../db/query-shapes.ts';
-import { escapeLike, searchPage, substringMatch } from '../../db/substring-match.ts';
+import { escapeLike, searchPage, searchStream, substringMatch } from '../../db/substring-match.ts';
 import type { Database, Geofence, ProjectStatus } from '../../db/schema.ts';
 import type { GeofenceBox, Point } from './projects.geofence.ts';
 import { hasProjectTag } from '../tags/tags.repository.ts';
@@ -25,19 +25,33 @@ const visibleIds = (db: Executor, workspaceId: string, userId: string) =>
     .unionAll(db.selectFrom('projects as vc').select('vc.id').where('vc.created_by', '=', userId).where('vc.workspace_id', '=', workspaceId));
 
 /**
- * The next `rows` projects (after the keyset, newest first) that the user may see, as ids: the
- * first `rows` of their crew rows in project_members_by_user's order and of the projects they
- * created, merged. A window of the list's order (by id) counted in their projects, not the workspace's.
+ * The projects the user may see after the keyset, newest first, as ids, in a form read as a stream:
+ * their crew rows in project_members_by_user's order merged (a Merge Append) with the projects they
+ * created and are not on the crew of. A statement that stops at its page's end reads no further: a
+ * window of the list's order (by id) counted in their projects, not the workspace's.
  */
-function visibleWindow(db: Executor, c: ProjectListCriteria, userId: string, rows: number) {
+function visibleStream(db: Executor, c: ProjectListCriteria, userId: string) {
   let crew = db.selectFrom('project_members as wm').select('wm.project_id as id').where('wm.user_id', '=', userId);
-  let own = db.selectFrom('projects as wo').select('wo.id').where('wo.created_by', '=', userId).where('wo.workspace_id', '=', c.workspaceId);
+  let own = db.selectFrom('projects as wo').select('wo.id').where('wo.created_by', '=', userId).where('wo.workspace_id', '=', c.workspaceId)
+    .where(sql<SqlBool>`not exists (select 1 from project_members om where om.project_id = wo.id and om.user_id = ${userId})`);
   if (c.after) {
     crew = crew.where('wm.project_id', '<', c.after.id);
     own = own.where('wo.id', '<', c.after.id);
   }
-  return sql`select w.id from ((${crew.orderBy('wm.project_id', 'desc').limit(rows)}) union (${own.orderBy('wo.id', 'desc').limit(rows)})) w
-    order by w.id desc limit ${rows}`;
+  return sql<{ id: string }>`(${crew.orderBy('wm.project_id', 'desc')}) union all (${own.orderBy('wo.id', 'desc')})`;
+}
+
+/**
+ * A page of `row` (the projects named `p`, filtered) over the user's own projects in id order,
+ * newest first (visibleStream): each project fetched by id and tested in a lateral subquery kept
+ * whole by `offset 0`, so that the plan is that loop in their order and stops at the row that fills
+ * the page. `window`: only the `rows` of their projects after the first `skip`.
+ */
+function overVisible<DB, TB extends keyof DB>(db: Executor, c: ProjectListCriteria, userId: string, row: ProjectsQuery<DB, TB>, fetch: number,
+  window?: { rows: number; skip: number }) {
+  const ids = sql`select w.id from (${visibleStream(db, c, userId)}) w order by w.id desc${window ? sql` offset ${window.skip} limit ${window.rows}` : sql``}`;
+  return sql<ProjectRow>`select p.* from (${ids}) w cross join lateral (${row.where(sql<SqlBool>`p.id = w.id`).modifyEnd(sql`offset 0`)}) p
+    order by w.id desc limit ${fetch}`;
 }
 
 /**
@@ -64,10 +78,10 @@ export const VISIBLE_SEARCH_LIMIT = 50_000;
 export const FEW_MATCHES = 1000;
 
 /**
- * The window of a restricted user's own projects a search walks first (searchPage's `probe`): their
- * rows are fetched by id (~5 µs each, where the workspace's order reads them in sequence). A word in
- * one of their projects in ten fills a page from it; a word absent from it goes to the trigram
- * index at the cost of 500 rows instead of 2,000 (~10 ms less at 20,000 projects).
+ * The first of a restricted user's own projects a search reads (searchStream's `probe`): their rows
+ * are fetched by id (~5 µs each, where the workspace's order reads them in sequence). A word in one
+ * of their projects in ten fills a page from it; a word absent from it goes to the trigram index at
+ * the cost of 500 rows, and any other tells how far on the page should fill.
  */
 const VISIBLE_PROBE = 500;
 
@@ -85,6 +99,9 @@ export function matchesSearch(q: string, form: 'index' | 'row' = 'index'): Expre
   const parts = [sql<SqlBool>`${column('name')} ilike ${pattern}`, ...ADDRESS_FIELDS.map((f) => sql<SqlBool>`${column(f)} ilike ${pattern}`)];
   return sql<SqlBool>`(${whole} and (${sql.join(parts, sql` or `)}))`;
 }
+
+/** The bounds between a list's plans: which plan answers changes the cost, never the rows. */
+const PLAN_BOUNDS = { visibleDriveLimit: VISIBLE_DRIVE_LIMIT, visibleSearchLimit: VISIBLE_SEARCH_LIMIT, fewMatches: FEW_MATCHES, visibleProbe: VISIBLE_PROBE };
 
 /** Projects `userId` can see, on rows named `p`: all of them unless the user is restricted (then created or on the crew). */
 const seenBy = (userId: string): Expression<SqlBool> =>
@@ -153,8 +170,12 @@ function pageOf<DB, TB extends keyof DB>(q: ProjectsQuery<DB, TB>, c: ProjectLis
 export class ProjectsRepository {
   private readonly pages = new QueryShapes<ProjectRow>();
 
-  /** The bounds VISIBLE_DRIVE_LIMIT, VISIBLE_SEARCH_LIMIT and FEW_MATCHES, or others (tests compare every path by setting them to 0). */
-  constructor(private readonly options = { visibleDriveLimit: VISIBLE_DRIVE_LIMIT, visibleSearchLimit: VISIBLE_SEARCH_LIMIT, fewMatches: FEW_MATCHES }) {}
+  private readonly options: typeof PLAN_BOUNDS;
+
+  /** PLAN_BOUNDS, some of them changed (tests compare every path by setting them to 0 or 1). */
+  constructor(bounds: Partial<typeof PLAN_BOUNDS> = {}) {
+    this.options = { ...PLAN_BOUNDS, ...bounds };
+  }
 
   get(db: Executor, workspaceId: string, id: string): Promise<ProjectRow | undefined> {
     return db.selectFrom('projects as p').selectAll('p')
@@ -194,21 +215,22 @@ export class ProjectsRepository {
    * One query per page: filters, visibility, keyset and the crew and tag aggregates together. A
    * restricted user who sees few projects (the usual case) gets them fetched by id, filtered, `q`
    * tested on each, and sorted; walking the workspace's order for them read ~170,000 rows per page
-   * of a million-project workspace. Others walk the list's order (`q`: see `search`, and
-   * `searchVisible` for a restricted user who sees many).
+   * of a million-project workspace. One who sees many gets their own projects read in id order
+   * (overVisible; `searchVisible` with `q`) when that is the list's order; others walk the list's
+   * order (`q`: see `search`).
    */
   async list(db: Executor, c: ProjectListCriteria): Promise<ProjectRow[]> {
     const q = c.q !== undefined && c.q !== '' ? c.q : null;
     const { visibleDriveLimit, visibleSearchLimit } = this.options;
-    // A search in id order can walk the user's own projects in order (searchVisible); others may fetch them by id.
-    const theirWalk = q !== null && c.sort === 'created_at';
+    // In id order the user's own projects can be read in that order (overVisible); in another, a search may fetch them by id.
+    const theirOrder = c.sort === 'created_at';
     const visible = c.visibleTo === null ? null
-      : await this.countVisible(db, c.visibleTo, theirWalk ? visibleDriveLimit : Math.max(visibleDriveLimit, visibleSearchLimit));
+      : await this.countVisible(db, c.visibleTo, theirOrder || q === null ? visibleDriveLimit : Math.max(visibleDriveLimit, visibleSearchLimit));
     if (visible !== null && visible <= visibleDriveLimit) {
       if (q === null) return this.page(db, c, 'ids');
       return pageOf(filtered(db, listed(db, c), c, 'ids').where(matchesSearch(q, 'row')), c).execute();
     }
-    if (q !== null && c.visibleTo !== null && theirWalk) return this.searchVisible(db, c, q, c.visibleTo);
+    if (c.visibleTo !== null && theirOrder) return q === null ? this.page(db, c, 'stream') : this.searchVisible(db, c, q, c.visibleTo);
     if (q !== null) return this.search(db, c, q, visible !== null && visible <= visibleSearchLimit ? 'ids' : 'index');
     return this.page(db, c, 'filter');
   }
@@ -217,7 +239,7 @@ export class ProjectsRepository {
    * A page without a search (the common list), its statement built once per combination of
    * filters (db/query-shapes.ts): the criteria with a slot for each value, the rest as given.
    */
-  private page(db: Executor, c: ProjectListCriteria, visibility: 'filter' | 'ids'): Promise<ProjectRow[]> {
+  private page(db: Executor, c: ProjectListCriteria, visibility: 'filter' | 'ids' | 'stream'): Promise<ProjectRow[]> {
     const slots: ProjectListCriteria = {
       workspaceId: slot('workspaceId'),
       visibleTo: c.visibleTo === null ? null : slot('visibleTo'),
@@ -230,22 +252,25 @@ export class ProjectsRepository {
       limit: slot('limit'),
     };
     return this.pages.execute(db, `${visibility} ${JSON.stringify(slots)}`,
-      () => inOrder(filtered(db, listed(db, slots), slots, visibility), slots).limit(slot('fetch')) as unknown as Compilable<ProjectRow>, {
+      () => (visibility === 'stream'
+        ? { compile: () => overVisible(db, slots, slots.visibleTo!, filtered(db, listed(db, slots), slots, 'given'), slot('fetch')).compile(db) }
+        : inOrder(filtered(db, listed(db, slots), slots, visibility), slots).limit(slot('fetch'))) as unknown as Compilable<ProjectRow>, {
         workspaceId: c.workspaceId, visibleTo: c.visibleTo, status: c.status, memberId: c.memberId, updatedSince: c.updatedSince,
         tagId: c.tagId, afterId: c.after?.id, afterUpdatedAt: c.after?.updatedAt, fetch: c.limit + 1,
       });
   }
 
   /**
-   * A restricted user's search by id order when they see many projects: the tries of searchPage
-   * over windows of *their* projects in order (visibleWindow), so that how common the word is in
-   * the window is how common it is among their projects; rare there, through the trigram index.
+   * A restricted user's search by id order when they see many projects: the tries of searchStream
+   * over *their* projects in order (overVisible), so that how common the word is in the probe is how
+   * common it is among their projects; rare there, through the trigram index.
    */
-  private searchVisible(db: Executor, c: ProjectListCriteria, q: string, userId: string): Promise<ProjectRow[]> {
-    return searchPage(c.limit,
-      (rows) => pageOf(filtered(db, listed(db, c), c, 'given').where(sql<SqlBool>`p.id in (${visibleWindow(db, c, userId, rows)})`)
-        .where(matchesSearch(q, 'row')), c).execute(),
-      () => this.indexed(db, c, q), VISIBLE_PROBE);
+  private async searchVisible(db: Executor, c: ProjectListCriteria, q: string, userId: string): Promise<ProjectRow[]> {
+    const walk = async (rows: number, skip: number) => {
+      const row = filtered(db, listed(db, c), c, 'given').where(matchesSearch(q, 'row'));
+      return (await overVisible(db, c, userId, row, c.limit + 1, { rows, skip }).execute(db)).rows;
+    };
+    return searchStream(c.limit, walk, () => this.indexed(db, c, q), this.options.visibleProbe);
   }
 
   /**
