@@ -1,20 +1,18 @@
-import fs from 'node:fs';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
-import type { Agent } from 'undici';
 import type { Config } from '../../config.ts';
 import type { Availability } from '../../db/availability.ts';
 import { connectionLimits, guardConnections, type Db } from '../../db/database.ts';
 import { isDatabaseUnavailable } from '../../db/unavailable.ts';
 import type { Database } from '../../db/schema.ts';
-import { createGuardedAgent, OutboundError, outboundRequest, type OutboundResponse } from '../../http/outbound.ts';
+import { createGuardedAgent } from '../../http/outbound.ts';
 import { parseAllowList } from '../../http/ssrf-guard.ts';
 import { EventLog, DELIVERIES_CHANNEL } from '../events/events.log.ts';
-import { DeliveriesRepository, type AttemptRecord, type ClaimedDelivery, type DisabledReason } from './deliveries.repository.ts';
-import { nextAttempt, parseRetryAfter, type RandomSource } from './retry-schedule.ts';
+import { DeliveriesRepository, type ClaimedDelivery, type DisabledReason } from './deliveries.repository.ts';
+import { nextAttempt, type RandomSource } from './retry-schedule.ts';
+import { attemptDelivery, webhookUserAgent, type Outcome, type Sender } from './webhooks.attempt.ts';
 import { LeaseKeeper } from './webhooks.leases.ts';
-import { signatureHeaders } from './webhooks.signing.ts';
 import { Limiter, SuccessBatcher } from './webhooks.batching.ts';
 import { toWebhookView } from './webhooks.views.ts';
 
@@ -72,20 +70,6 @@ export interface DispatcherDeps {
 /** No success for this long, and the next failure disables the endpoint. */
 export const FAILING_DISABLE_MS = 5 * 24 * 3600_000;
 
-const EXCERPT_BYTES = 4096;
-
-const VERSION = (JSON.parse(fs.readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-
-/** What one attempt came to. */
-interface Outcome {
-  record: AttemptRecord;
-  /** A 2xx answer. */
-  ok: boolean;
-  /** The receiver answered 410 Gone. */
-  gone: boolean;
-  retryAfterMs: number | null;
-}
-
 export class WebhookDispatcher {
   private readonly db: Db;
   /** The claim loop's own connection (see the constructor). */
@@ -94,8 +78,8 @@ export class WebhookDispatcher {
   private readonly clock: Clock;
   private readonly repo = new DeliveriesRepository();
   private readonly events = new EventLog();
-  private readonly agent: Agent;
-  private readonly userAgent: string;
+  /** How each attempt is sent: the SSRF-guarded pool, the User-Agent, the timeout. */
+  private readonly sender: Sender;
   private readonly maxInFlight: number;
   private readonly maxPerEndpoint: number;
   /** In-flight deliveries per endpoint id (only endpoints with any). */
@@ -104,7 +88,6 @@ export class WebhookDispatcher {
   private readonly leases: LeaseKeeper;
   private readonly batchSize: number;
   private readonly leaseSeconds: number;
-  private readonly timeoutMs: number;
   private readonly pollMs: number;
   private readonly reconnectMs: number;
   private readonly random: RandomSource;
@@ -152,19 +135,19 @@ export class WebhookDispatcher {
     this.batchSize = Math.min(options.batchSize ?? 64, this.maxInFlight);
     this.leaseSeconds = options.leaseSeconds ?? 30;
     this.leases = new LeaseKeeper(this.db, this.repo, this.leaseSeconds, this.log);
-    this.timeoutMs = options.timeoutMs ?? 10_000;
+    const timeoutMs = options.timeoutMs ?? 10_000;
     this.pollMs = options.pollMs ?? 1000;
     this.reconnectMs = options.reconnectMs ?? 1000;
     this.random = options.random ?? Math.random;
-    this.agent = createGuardedAgent({
+    const agent = createGuardedAgent({
       allow: parseAllowList(deps.config.webhookAllowPrivate),
       // Per origin, not per endpoint: several endpoints may share a host, so the pool must never be
       // what queues a request (the per-endpoint cap is enforced above it). Twice the slots leaves
       // room for sockets of timed-out requests that are still closing.
       connectionsPerOrigin: 2 * this.maxInFlight,
-      connectTimeoutMs: this.timeoutMs,
+      connectTimeoutMs: timeoutMs,
     });
-    this.userAgent = `Jobsite-Webhooks/${VERSION} (+${deps.config.publicUrl})`;
+    this.sender = { agent, userAgent: webhookUserAgent(deps.config.publicUrl), timeoutMs };
   }
 
   /** Starts listening and delivering; resolves once LISTEN is in place. */
@@ -197,7 +180,7 @@ export class WebhookDispatcher {
       this.abandoning = true;
       if (this.inFlight) this.log.warn(`Handing ${this.inFlight} webhook delivery(ies) in flight back to the queue`);
       // Fails every request in flight at once; deliver() then releases the lease.
-      void this.agent.destroy().catch(() => undefined);
+      void this.sender.agent.destroy().catch(() => undefined);
     };
     if (cutoff?.aborted) abandon();
     else cutoff?.addEventListener('abort', abandon, { once: true });
@@ -211,7 +194,7 @@ export class WebhookDispatcher {
       cutoff?.removeEventListener('abort', abandon);
     }
     await this.claimDb.destroy().catch(() => undefined);
-    await this.agent.close().catch(() => undefined);
+    await this.sender.agent.close().catch(() => undefined);
   }
 
   /** Looks for due deliveries now (NOTIFY, timers and tests call it). */
@@ -368,7 +351,7 @@ export class WebhookDispatcher {
       await this.failures.run(() => this.repo.failUnsent(this.db, d.id, d.lease_token, this.clock.now()));
       return;
     }
-    const outcome = await this.send(d);
+    const outcome = await attemptDelivery(d, this.sender, this.clock.now());
     if (this.abandoning && outcome.record.statusCode === null) {
       await this.repo.releaseUnsent(this.db, d.id);
       return;
@@ -378,49 +361,6 @@ export class WebhookDispatcher {
     } else {
       await this.failures.run(() => this.recordFailure(d, outcome));
     }
-  }
-
-  /** One POST of the stored payload, signed; never throws. */
-  private async send(d: ClaimedDelivery): Promise<Outcome> {
-    const attemptedAt = this.clock.now();
-    const secrets = d.previous_secret ? [d.secret!, d.previous_secret] : [d.secret!];
-    const headers = {
-      'content-type': 'application/json',
-      ...signatureHeaders({ secrets, eventId: d.event_id, timestamp: Math.floor(attemptedAt.getTime() / 1000), body: d.payload }),
-      'x-service-event': d.event,
-      'x-service-delivery': d.id,
-    };
-    const base = { deliveryId: d.id, leaseToken: d.lease_token, endpointId: d.endpoint_id, attemptedAt };
-    const started = performance.now();
-    let response: OutboundResponse;
-    try {
-      response = await outboundRequest(d.url!, {
-        method: 'POST', userAgent: this.userAgent, headers, body: d.payload,
-        timeoutMs: this.timeoutMs, maxResponseBytes: EXCERPT_BYTES, agent: this.agent,
-      });
-    } catch (err) {
-      const error = err instanceof OutboundError ? `${err.code}: ${err.message}` : `network_error: ${(err as Error).message}`;
-      return {
-        ok: false, gone: false, retryAfterMs: null,
-        record: { ...base, statusCode: null, durationMs: Math.round(performance.now() - started), responseExcerpt: null, error },
-      };
-    }
-    const status = response.status;
-    const ok = status >= 200 && status < 300;
-    const location = response.headers.location;
-    return {
-      ok,
-      gone: status === 410,
-      retryAfterMs: ok ? null : parseRetryAfter(response.headers['retry-after'], attemptedAt),
-      record: {
-        ...base,
-        statusCode: status,
-        durationMs: Math.round(response.durationMs),
-        responseExcerpt: excerptText(response.bodyExcerpt),
-        error: status >= 300 && status < 400
-          ? `redirect not followed${location ? ` (Location: ${String(location).slice(0, 500)})` : ''}` : null,
-      },
-    };
   }
 
   /**
@@ -454,10 +394,4 @@ export class WebhookDispatcher {
       }
     });
   }
-}
-
-/** The first 4 KB of a response as text (PostgreSQL text holds no NUL characters). */
-function excerptText(bytes: Buffer): string | null {
-  if (bytes.length === 0) return null;
-  return bytes.toString('utf8').replaceAll('\u0000', '\uFFFD');
 }
