@@ -4,26 +4,21 @@ import { api } from './api.ts';
 import { ErrorMessage } from './ErrorMessage.tsx';
 import { DeadLink, isDeadLink } from './InvitePage.tsx';
 import { PasswordField, passwordProblem, refusePassword } from './PasswordField.tsx';
+import { useAction } from './useAction.ts';
 
 /** /forgot-password: asks for the e-mail; the answer never tells whether the account exists. */
 export function ForgotPasswordPage() {
   const [email, setEmail] = useState('');
   const [sentTo, setSentTo] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const action = useAction();
   const emailId = useId();
 
   async function submit(event: FormEvent) {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    await action.run(async () => {
       await api.requestPasswordReset(email.trim());
       setSentTo(email.trim());
-    } catch (err) {
-      setError(err);
-    }
-    setBusy(false);
+    });
   }
 
   if (sentTo) {
@@ -43,11 +38,11 @@ export function ForgotPasswordPage() {
       <form className="card" onSubmit={submit} aria-labelledby="forgot-heading">
         <h1 id="forgot-heading">Forgot your password?</h1>
         <p>Enter the e-mail address you sign in with, and we will send you a link to set a new password.</p>
-        {error ? <ErrorMessage error={error} /> : null}
+        {action.error ? <ErrorMessage error={action.error} /> : null}
         <label htmlFor={emailId}>E-mail</label>
         <input id={emailId} name="email" type="email" autoComplete="username" inputMode="email" required autoFocus maxLength={254}
           value={email} onChange={(e) => setEmail(e.target.value)} />
-        <button type="submit" disabled={busy}>{busy ? 'Sending…' : 'Send the link'}</button>
+        <button type="submit" disabled={action.busy}>{action.busy ? 'Sending…' : 'Send the link'}</button>
         <p className="links"><Link href="/">Back to sign in</Link></p>
       </form>
     </main>

@@ -2,6 +2,7 @@ import { useId, useState, type FormEvent, type ReactNode } from 'react';
 import { ApiProblem, type Project, type ProjectInput } from './api.ts';
 import { ErrorMessage } from './ErrorMessage.tsx';
 import { CoverFieldset, CrewFieldset, extrasOf, TagsFieldset, type ProjectExtras } from './projects/ProjectFormExtras.tsx';
+import { useAction } from './useAction.ts';
 
 type Field = 'name' | 'street_address_1' | 'city' | 'state' | 'postal_code' | 'country' | 'lat' | 'lon' | 'radius_m';
 type Values = Record<Field, string>;
@@ -75,15 +76,14 @@ export function ProjectForm({ title, project, submitLabel, onSubmit, onCancel, p
   const [extras, setExtras] = useState<ProjectExtras>(() => extrasOf(project));
   const [fieldErrors, setFieldErrors] = useState<Partial<Record<Field, string>>>({});
   const [otherErrors, setOtherErrors] = useState<string[]>([]);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const action = useAction();
   const id = useId();
   const headingId = `${id}-heading`;
 
   async function submit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
     const form = e.currentTarget;
-    setError(null);
+    action.clear();
     setOtherErrors([]);
     const found = checkProject(values);
     setFieldErrors(found);
@@ -92,10 +92,7 @@ export function ProjectForm({ title, project, submitLabel, onSubmit, onCancel, p
       (form.elements.namedItem(first) as HTMLInputElement | null)?.focus();
       return;
     }
-    setBusy(true);
-    try {
-      await onSubmit(inputOf(values, initial), extras);
-    } catch (err) {
+    await action.run(() => onSubmit(inputOf(values, initial), extras), (err) => {
       if (err instanceof ApiProblem && err.errors.length > 0) {
         const byField: Partial<Record<Field, string>> = {};
         const others: string[] = [];
@@ -107,13 +104,11 @@ export function ProjectForm({ title, project, submitLabel, onSubmit, onCancel, p
         setFieldErrors(byField);
         setOtherErrors(others);
       }
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+      action.setError(err);
+    });
   }
 
-  const custom = error instanceof ApiProblem && problemWords ? problemWords(error) : null;
+  const custom = action.error instanceof ApiProblem && problemWords ? problemWords(action.error) : null;
   const field = (f: Field, extra: { required?: boolean; inputMode?: 'decimal'; autoComplete?: string; hint?: string } = {}) => {
     const inputId = `${id}-${f}`;
     const errorId = `${inputId}-error`;
@@ -140,7 +135,7 @@ export function ProjectForm({ title, project, submitLabel, onSubmit, onCancel, p
   return (
     <form className="project-form" aria-labelledby={headingId} onSubmit={submit} noValidate>
       <h2 id={headingId}>{title}</h2>
-      {custom ?? (error ? <ErrorMessage error={error} /> : null)}
+      {custom ?? (action.error ? <ErrorMessage error={action.error} /> : null)}
       {otherErrors.length > 0 ? <ul className="error" aria-label="Problems">{otherErrors.map((m) => <li key={m}>{m}</li>)}</ul> : null}
       {field('name', { required: true })}
       {field('street_address_1', { autoComplete: 'address-line1' })}
@@ -164,8 +159,8 @@ export function ProjectForm({ title, project, submitLabel, onSubmit, onCancel, p
       {/* A new project has no photos yet: the cover is chosen on an edit. */}
       {project ? <CoverFieldset projectId={project.id} value={extras.coverPhotoId} onChange={(coverPhotoId) => setExtras((x) => ({ ...x, coverPhotoId }))} /> : null}
       <div className="form-actions">
-        <button type="submit" disabled={busy}>{busy ? 'Saving…' : submitLabel}</button>
-        <button type="button" onClick={onCancel} disabled={busy}>Cancel</button>
+        <button type="submit" disabled={action.busy}>{action.busy ? 'Saving…' : submitLabel}</button>
+        <button type="button" onClick={onCancel} disabled={action.busy}>Cancel</button>
       </div>
     </form>
   );

@@ -12,6 +12,7 @@ import { ProjectPeople } from './projects/ProjectPeople.tsx';
 import { ProjectSection, ProjectSectionNav } from './projects/ProjectSections.tsx';
 import { saveProjectEdit } from './projects/saveProject.ts';
 import { SearchBox } from './search/HeaderSearch.tsx';
+import { useAction } from './useAction.ts';
 
 /** `project.edit` (docs/roles.md): everyone but restricted users, who edit (and archive) only the projects they created. */
 const mayEdit = (session: Session, project: Project) => session.user.role !== 'restricted' || project.created_by === session.user.id;
@@ -23,8 +24,7 @@ export function ProjectPage({ id, session, path = '' }: { id: string; session: S
   const [etag, setEtag] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [editing, setEditing] = useState(false);
-  const [actionError, setActionError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const action = useAction();
   const [notice, setNotice] = useState<string | null>(null);
   const [generation, setGeneration] = useState(0);
   const reload = useCallback(() => setGeneration((g) => g + 1), []);
@@ -44,23 +44,17 @@ export function ProjectPage({ id, session, path = '' }: { id: string; session: S
     setProject(null);
     setEditing(false);
     setNotice(null);
-    setActionError(null);
+    action.clear();
   }, [id]);
 
-  async function changeStatus(archive: boolean) {
-    setBusy(true);
-    setActionError(null);
+  function changeStatus(archive: boolean) {
     setNotice(null);
-    try {
+    void action.run(async () => {
       const { body, etag: tag } = archive ? await api.archiveProject(id) : await api.restoreProject(id);
       setProject(body);
       setEtag(tag);
       setNotice(archive ? 'The project is archived.' : 'The project is restored.');
-    } catch (err) {
-      setActionError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   useEffect(() => {
@@ -93,7 +87,7 @@ export function ProjectPage({ id, session, path = '' }: { id: string; session: S
             <ProjectPeople project={project} />
             {project.description ? <p>{project.description}</p> : null}
             {notice ?? arrivalNotice() ? <p role="status">{notice ?? arrivalNotice()}</p> : null}
-            {actionError ? <ErrorMessage error={actionError} /> : null}
+            {action.error ? <ErrorMessage error={action.error} /> : null}
             {editing
               ? (
                 <ProjectForm
@@ -103,7 +97,7 @@ export function ProjectPage({ id, session, path = '' }: { id: string; session: S
                     setProject(saved.project);
                     setEtag(saved.etag);
                     setEditing(false);
-                    if (saved.problem) setActionError(saved.problem);
+                    if (saved.problem) action.setError(saved.problem);
                     else setNotice('Your changes are saved.');
                   }}
                   problemWords={(problem) => problem.status === 412
@@ -124,8 +118,8 @@ export function ProjectPage({ id, session, path = '' }: { id: string; session: S
                       <>
                         <button type="button" onClick={() => { setNotice(null); setEditing(true); }}>Edit project</button>
                         {project.status === 'archived'
-                          ? <button type="button" disabled={busy} onClick={() => changeStatus(false)}>Restore</button>
-                          : <button type="button" disabled={busy} onClick={() => changeStatus(true)}>Archive</button>}
+                          ? <button type="button" disabled={action.busy} onClick={() => changeStatus(false)}>Restore</button>
+                          : <button type="button" disabled={action.busy} onClick={() => changeStatus(true)}>Archive</button>}
                       </>
                     )
                     : null}

@@ -1,5 +1,6 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef } from 'react';
 import { ErrorMessage } from '../ErrorMessage.tsx';
+import { useAction } from '../useAction.ts';
 import { documentsApi, type ProjectDocument } from './documentsApi.ts';
 
 /**
@@ -10,40 +11,33 @@ import { documentsApi, type ProjectDocument } from './documentsApi.ts';
 export function DeleteDocumentDialog({ target, onClosed }: { target: { doc: ProjectDocument } | null; onClosed(deleted: boolean): void }) {
   const dialog = useRef<HTMLDialogElement>(null);
   const deleted = useRef(false);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const action = useAction();
   const doc = target?.doc ?? null;
 
   useEffect(() => {
     if (!doc || !dialog.current || dialog.current.open) return;
     deleted.current = false;
-    setError(null);
+    action.clear();
     dialog.current.showModal();
   }, [doc]);
 
-  async function confirm() {
+  function confirm() {
     if (!doc) return;
-    setBusy(true);
-    setError(null);
-    try {
+    void action.run(async () => {
       await documentsApi.remove(doc.id);
       deleted.current = true;
       dialog.current?.close();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (
     <dialog ref={dialog} className="confirm-dialog" aria-labelledby="delete-document-heading" onClose={() => onClosed(deleted.current)}>
       <h2 id="delete-document-heading">Delete “{doc?.name}”?</h2>
       <p>This deletes the document and its file for everyone on the project. It cannot be undone.</p>
-      {error ? <ErrorMessage error={error} /> : null}
+      {action.error ? <ErrorMessage error={action.error} /> : null}
       <div className="form-actions">
         <button type="button" className="secondary" onClick={() => dialog.current?.close()}>Cancel</button>
-        <button type="button" className="danger" disabled={busy} onClick={confirm}>{busy ? 'Deleting…' : 'Delete document'}</button>
+        <button type="button" className="danger" disabled={action.busy} onClick={confirm}>{action.busy ? 'Deleting…' : 'Delete document'}</button>
       </div>
     </dialog>
   );

@@ -3,6 +3,7 @@ import { Link } from 'wouter';
 import { ApiProblem } from '../api.ts';
 import { ErrorMessage } from '../ErrorMessage.tsx';
 import { formatSize } from '../uploads/postFile.ts';
+import { useAction } from '../useAction.ts';
 import { documentsApi, downloadHref, isPdf, typeWords, type ProjectDocument } from './documentsApi.ts';
 
 const whenFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
@@ -42,25 +43,16 @@ interface RowProps {
  */
 export function DocumentRow({ doc, projectId, uploader, mayChange, onChanged, onRenamed, onDelete }: RowProps) {
   const [renaming, setRenaming] = useState<{ etag: string | null } | null>(null);
-  const [opening, setOpening] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const opening = useAction();
   const renameButton = useRef<HTMLButtonElement>(null);
   const deleteButton = useRef<HTMLButtonElement>(null);
 
   // The form starts from the document as it is now, and its ETag: a rename made meanwhile is a 412, not overwritten.
-  async function startRename() {
-    setOpening(true);
-    setError(null);
-    try {
-      const { body, etag } = await documentsApi.getWithEtag(doc.id);
-      onChanged(body);
-      setRenaming({ etag });
-    } catch (err) {
-      setError(err);
-    } finally {
-      setOpening(false);
-    }
-  }
+  const startRename = () => opening.run(async () => {
+    const { body, etag } = await documentsApi.getWithEtag(doc.id);
+    onChanged(body);
+    setRenaming({ etag });
+  });
   // Focus goes back to Rename once the form has gone and the button is back.
   const refocus = useRef(false);
   const stopRenaming = () => {
@@ -98,7 +90,7 @@ export function DocumentRow({ doc, projectId, uploader, mayChange, onChanged, on
             </p>
           )}
         <DocumentFacts doc={doc} uploader={uploader} />
-        {error ? <ErrorMessage error={error} /> : null}
+        {opening.error ? <ErrorMessage error={opening.error} /> : null}
       </div>
       {renaming
         ? null
@@ -109,7 +101,7 @@ export function DocumentRow({ doc, projectId, uploader, mayChange, onChanged, on
             {mayChange
               ? (
                 <>
-                  <button type="button" className="secondary" ref={renameButton} disabled={opening} onClick={startRename}>
+                  <button type="button" className="secondary" ref={renameButton} disabled={opening.busy} onClick={startRename}>
                     Rename<span className="visually-hidden"> {doc.name}</span>
                   </button>
                   <button type="button" className="secondary danger-text" ref={deleteButton} onClick={() => deleteButton.current && onDelete(deleteButton.current)}>
@@ -136,8 +128,7 @@ interface RenameFormProps {
 /** The name in a text field: Save (PATCH with If-Match), Cancel or Escape; the API's refusal in words. */
 function RenameForm({ doc, etag, onSaved, onCancel, onStale }: RenameFormProps) {
   const [name, setName] = useState(doc.name);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const action = useAction();
   const input = useRef<HTMLInputElement>(null);
   const id = useId();
   useEffect(() => {
@@ -151,21 +142,15 @@ function RenameForm({ doc, etag, onSaved, onCancel, onStale }: RenameFormProps) 
 
   async function submit(e: FormEvent) {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      onSaved(await documentsApi.rename(doc.id, name, etag));
-    } catch (err) {
+    await action.run(async () => onSaved(await documentsApi.rename(doc.id, name, etag)), async (err) => {
       if (err instanceof ApiProblem && err.status === 412) {
         const now = await documentsApi.getWithEtag(doc.id).catch(() => null);
         if (now) onStale(now.body, now.etag);
-        setError(renameProblem(err, now?.body.name ?? doc.name));
+        action.setError(renameProblem(err, now?.body.name ?? doc.name));
       } else {
-        setError(err);
+        action.setError(err);
       }
-    } finally {
-      setBusy(false);
-    }
+    });
   }
   const escape = (e: KeyboardEvent) => {
     if (e.key === 'Escape') {
@@ -178,9 +163,9 @@ function RenameForm({ doc, etag, onSaved, onCancel, onStale }: RenameFormProps) 
     <form className="rename-form" aria-label={`Rename ${doc.name}`} onSubmit={submit} onKeyDown={escape}>
       <label htmlFor={`${id}-name`}>New name</label>
       <input id={`${id}-name`} ref={input} value={name} maxLength={255} required onChange={(e) => setName(e.target.value)} />
-      {error ? <ErrorMessage error={error} /> : null}
+      {action.error ? <ErrorMessage error={action.error} /> : null}
       <div className="form-actions">
-        <button type="submit" disabled={busy}>{busy ? 'Saving…' : 'Save name'}</button>
+        <button type="submit" disabled={action.busy}>{action.busy ? 'Saving…' : 'Save name'}</button>
         <button type="button" className="secondary" onClick={onCancel}>Cancel</button>
       </div>
     </form>

@@ -1,8 +1,9 @@
-import { useId, useState, type FormEvent } from 'react';
+import { useId, type FormEvent } from 'react';
 import type { Project } from '../api.ts';
 import { ErrorMessage } from '../ErrorMessage.tsx';
 import { PhotoChoiceFields, photoSelection, usePhotoChoice } from '../photos/PhotoChoice.tsx';
 import type { TimelineFilters } from '../photos/useTimeline.ts';
+import { useAction } from '../useAction.ts';
 import { exportsApi, type ExportInput, type PhotoExport } from './exportsApi.ts';
 
 /**
@@ -19,23 +20,15 @@ export function ExportForm({ project, photoIds, filters, onCreated, onCancel }: 
   onCancel(): void;
 }) {
   const id = useId();
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const choice = usePhotoChoice(photoIds, filters, setError);
+  const action = useAction();
+  const choice = usePhotoChoice(photoIds, filters, action.setError);
 
   async function submit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
-    setError(null);
+    action.clear();
     if (choice.backwards) return;
     const input: ExportInput = photoSelection(choice);
-    setBusy(true);
-    try {
-      onCreated(await exportsApi.create(project.id, input));
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    await action.run(async () => onCreated(await exportsApi.create(project.id, input)));
   }
 
   return (
@@ -44,9 +37,9 @@ export function ExportForm({ project, photoIds, filters, onCreated, onCancel }: 
       <p className="hint">One ZIP of the original files, named by when they were taken, with a spreadsheet (CSV) and a JSON file describing each photo.</p>
       <PhotoChoiceFields id={id} projectId={project.id} choice={choice} labels={{ from: 'Taken from', to: 'Taken until' }} />
       <p className="hint">Only processed photos go in; videos are not exported.</p>
-      {error ? <ErrorMessage error={error} /> : null}
+      {action.error ? <ErrorMessage error={action.error} /> : null}
       <div className="form-actions">
-        <button type="submit" disabled={busy}>{busy ? 'Starting the export…' : 'Start export'}</button>
+        <button type="submit" disabled={action.busy}>{action.busy ? 'Starting the export…' : 'Start export'}</button>
         <button type="button" className="secondary" onClick={onCancel}>Cancel</button>
       </div>
     </form>

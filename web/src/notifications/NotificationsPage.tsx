@@ -3,6 +3,7 @@ import { Link } from 'wouter';
 import { request } from '../api.ts';
 import { commentsApi, me as fetchMe, personName, workspacePeople, type Comment, type Person } from '../comments/commentsApi.ts';
 import { ErrorMessage } from '../ErrorMessage.tsx';
+import { useAction } from '../useAction.ts';
 import { usePages, useWhenVisible } from '../usePages.ts';
 import { notificationsApi, refreshUnread, useUnread, type Notification } from './notificationsApi.ts';
 
@@ -96,9 +97,8 @@ export function NotificationsPage() {
   });
   const [readNow, setReadNow] = useState<Set<string>>(new Set());
   const [people, setPeople] = useState<Map<string, Person>>(new Map());
-  const [busy, setBusy] = useState(false);
+  const action = useAction();
   const [notice, setNotice] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>(null);
   const unread = useUnread();
   const details = useDetails(pages.items);
 
@@ -126,43 +126,38 @@ export function NotificationsPage() {
   const isUnread = (n: Notification) => n.read_at === null && !readNow.has(n.id);
   const anyUnread = pages.items.some(isUnread) || (unread?.count ?? 0) > 0;
 
+  // Not through action.run: marking one read leaves "Mark all as read" as it is.
   async function markRead(n: Notification) {
-    setError(null);
+    action.clear();
     setNotice(null);
     try {
       await notificationsApi.markRead(n.id);
       setReadNow((s) => new Set(s).add(n.id));
       void refreshUnread();
     } catch (err) {
-      setError(err);
+      action.setError(err);
     }
   }
 
-  async function markAllRead() {
-    setBusy(true);
-    setError(null);
+  function markAllRead() {
     setNotice(null);
-    try {
+    void action.run(async () => {
       const { marked } = await notificationsApi.markAllRead();
       // Those shown are read now; any loaded later come with their read_at from the API.
       setReadNow(new Set(pages.items.map((n) => n.id)));
       setNotice(marked === 1 ? '1 notification is marked read.' : `${marked} notifications are marked read.`);
       await refreshUnread();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (
     <>
       <div className="page-heading">
         <h1>Notifications</h1>
-        <button type="button" onClick={markAllRead} disabled={busy || !anyUnread}>Mark all as read</button>
+        <button type="button" onClick={markAllRead} disabled={action.busy || !anyUnread}>Mark all as read</button>
       </div>
       <div role="status">{notice}</div>
-      {error ? <ErrorMessage error={error} /> : null}
+      {action.error ? <ErrorMessage error={action.error} /> : null}
       {pages.error ? <ErrorMessage error={pages.error} /> : null}
       {pages.error && !pages.loading ? <button type="button" onClick={() => setGeneration((g) => g + 1)}>Try again</button> : null}
       {!pages.loading && !pages.error && pages.items.length === 0

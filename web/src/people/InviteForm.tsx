@@ -2,6 +2,7 @@ import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { ApiProblem } from '../api.ts';
 import { ErrorMessage } from '../ErrorMessage.tsx';
 import { copyOrSelect } from '../clipboard.ts';
+import { useAction } from '../useAction.ts';
 import { peopleApi, personName, ROLE_WORDS, type InvitedPerson, type Role } from './peopleApi.ts';
 
 type Field = 'email' | 'first_name' | 'last_name' | 'role';
@@ -16,15 +17,14 @@ const expiryFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'full', tim
 export function InviteForm({ roles, onInvited, onClose }: { roles: Role[]; onInvited(person: InvitedPerson): void; onClose(): void }) {
   const [values, setValues] = useState<Record<Field, string>>({ email: '', first_name: '', last_name: '', role: roles.includes('standard') ? 'standard' : roles[0]! });
   const [fieldErrors, setFieldErrors] = useState<Partial<Record<Field, string>>>({});
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const action = useAction();
   const [invited, setInvited] = useState<InvitedPerson | null>(null);
   const id = useId();
 
   async function submit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
     const form = e.currentTarget;
-    setError(null);
+    action.clear();
     const email = values.email.trim();
     if (!/^[^\s@]+@[^\s@]+$/.test(email)) {
       setFieldErrors({ email: email ? 'Enter an e-mail address such as rosa@example.com.' : 'Enter their e-mail address.' });
@@ -32,14 +32,13 @@ export function InviteForm({ roles, onInvited, onClose }: { roles: Role[]; onInv
       return;
     }
     setFieldErrors({});
-    setBusy(true);
-    try {
+    await action.run(async () => {
       const person = await peopleApi.invite({
         email, first_name: values.first_name.trim() || null, last_name: values.last_name.trim() || null, role: values.role as Role,
       });
       setInvited(person);
       onInvited(person);
-    } catch (err) {
+    }, (err) => {
       if (err instanceof ApiProblem) {
         const byField: Partial<Record<Field, string>> = {};
         for (const fe of err.errors) {
@@ -49,10 +48,8 @@ export function InviteForm({ roles, onInvited, onClose }: { roles: Role[]; onInv
         if (err.code === 'email_taken') byField.email = 'Someone in this workspace already has this address.';
         setFieldErrors(byField);
       }
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+      action.setError(err);
+    });
   }
 
   if (invited) return <Invited person={invited} onAnother={() => { setInvited(null); setValues({ ...values, email: '', first_name: '', last_name: '' }); }} onClose={onClose} />;
@@ -79,7 +76,7 @@ export function InviteForm({ roles, onInvited, onClose }: { roles: Role[]; onInv
     <form className="invite-form" aria-labelledby={`${id}-heading`} onSubmit={submit} noValidate>
       <h2 id={`${id}-heading`}>Invite someone</h2>
       <p className="muted">They get a link to choose a password; it works once, for 72 hours.</p>
-      {error ? <ErrorMessage error={error} /> : null}
+      {action.error ? <ErrorMessage error={action.error} /> : null}
       {field('email', { type: 'email', autoComplete: 'off', required: true })}
       <div className="invite-names">
         {field('first_name', { autoComplete: 'off' })}
@@ -91,8 +88,8 @@ export function InviteForm({ roles, onInvited, onClose }: { roles: Role[]; onInv
       </select>
       <p className="hint" id={`${id}-role-hint`}>A {values.role} may do {ROLE_WORDS[values.role as Role]}.</p>
       <div className="form-actions">
-        <button type="submit" disabled={busy}>{busy ? 'Inviting…' : 'Send invitation'}</button>
-        <button type="button" className="secondary" onClick={onClose} disabled={busy}>Cancel</button>
+        <button type="submit" disabled={action.busy}>{action.busy ? 'Inviting…' : 'Send invitation'}</button>
+        <button type="button" className="secondary" onClick={onClose} disabled={action.busy}>Cancel</button>
       </div>
     </form>
   );

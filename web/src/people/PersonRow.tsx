@@ -1,5 +1,6 @@
 import { useId, useRef, useState } from 'react';
 import { ErrorMessage } from '../ErrorMessage.tsx';
+import { useAction } from '../useAction.ts';
 import { peopleApi, personName, type Person, type Role } from './peopleApi.ts';
 
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
@@ -20,8 +21,7 @@ export function PersonRow({ person, isMe, manageable, roles, onChanged }: {
 }) {
   const name = personName(person);
   const [role, setRole] = useState<Role>(person.role);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const action = useAction();
   const [notice, setNotice] = useState<string | null>(null);
   const dialog = useRef<HTMLDialogElement>(null);
   const cancel = useRef<HTMLButtonElement>(null);
@@ -30,20 +30,14 @@ export function PersonRow({ person, isMe, manageable, roles, onChanged }: {
   const offered = roles.includes(person.role) ? roles : [person.role, ...roles];
 
   async function change(body: { role?: Role; status?: 'active' | 'deactivated' }, done: (p: Person) => string) {
-    if (busy) return;
-    setBusy(true);
-    setError(null);
+    if (action.busy) return;
     setNotice(null);
-    try {
+    await action.run(async () => {
       const updated = await peopleApi.update(person.id, body);
       onChanged(updated);
       setRole(updated.role);
       setNotice(done(updated));
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   function confirm() {
@@ -78,13 +72,13 @@ export function PersonRow({ person, isMe, manageable, roles, onChanged }: {
                     <select id={`${id}-role`} value={role} onChange={(e) => setRole(e.target.value as Role)}>
                       {offered.map((r) => <option key={r} value={r}>{roleTitle(r)}</option>)}
                     </select>
-                    <button type="submit" disabled={busy || role === person.role} aria-label={`Change role of ${name}`}>Change role</button>
+                    <button type="submit" disabled={action.busy || role === person.role} aria-label={`Change role of ${name}`}>Change role</button>
                   </div>
                 </form>
               )
               : null}
             <button
-              type="button" className={person.status === 'active' ? 'danger' : 'secondary'} aria-disabled={busy || undefined}
+              type="button" className={person.status === 'active' ? 'danger' : 'secondary'} aria-disabled={action.busy || undefined}
               aria-label={`${person.status === 'active' ? 'Deactivate' : 'Reactivate'} ${name}`}
               onClick={() => (person.status === 'active'
                 ? confirm()
@@ -96,7 +90,7 @@ export function PersonRow({ person, isMe, manageable, roles, onChanged }: {
         )
         : null}
       {notice ? <p role="status" className="person-notice">{notice}</p> : null}
-      {error ? <ErrorMessage error={error} /> : null}
+      {action.error ? <ErrorMessage error={action.error} /> : null}
       <dialog ref={dialog} className="confirm-dialog" aria-labelledby={`${id}-dialog-title`} aria-describedby={`${id}-dialog-text`}>
         <h2 id={`${id}-dialog-title`}>Deactivate {name}?</h2>
         <div id={`${id}-dialog-text`}>

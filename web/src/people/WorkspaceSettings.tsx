@@ -3,6 +3,7 @@ import { ApiProblem } from '../api.ts';
 import { ErrorMessage } from '../ErrorMessage.tsx';
 import { nowIn, zoneGroups } from '../timeZones.ts';
 import type { SectionProps } from '../settings/sectionProps.ts';
+import { useAction } from '../useAction.ts';
 import { peopleApi, type Workspace } from './peopleApi.ts';
 import './people.css';
 
@@ -17,15 +18,14 @@ export default function WorkspaceSettings({ session }: SectionProps) {
   const [name, setName] = useState('');
   const [zone, setZone] = useState('UTC');
   const [nameProblem, setNameProblem] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>(null);
+  const action = useAction();
   const [notice, setNotice] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   const id = useId();
   const isAdmin = session.user.role === 'admin';
 
   const load = useCallback(() => {
     setLoadError(null);
-    setError(null);
+    action.clear();
     peopleApi.workspace().then(({ body, etag: tag }) => {
       setWorkspace(body);
       setEtag(tag);
@@ -38,26 +38,21 @@ export default function WorkspaceSettings({ session }: SectionProps) {
 
   async function save(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
-    setError(null);
+    action.clear();
     setNotice(null);
     if (!name.trim()) {
       setNameProblem('Enter a name for the workspace.');
       (e.currentTarget.elements.namedItem('name') as HTMLInputElement | null)?.focus();
       return;
     }
-    setBusy(true);
-    try {
+    await action.run(async () => {
       const { body, etag: tag } = await peopleApi.updateWorkspace({ name: name.trim(), time_zone: zone }, etag);
       setWorkspace(body);
       setEtag(tag);
       setName(body.name);
       setZone(body.time_zone);
       setNotice('The workspace is saved.');
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   if (loadError) return <><h1>Workspace</h1><ErrorMessage error={loadError} /></>;
@@ -85,7 +80,7 @@ export default function WorkspaceSettings({ session }: SectionProps) {
     );
   }
 
-  const stale = error instanceof ApiProblem && error.status === 412;
+  const stale = action.error instanceof ApiProblem && action.error.status === 412;
   return (
     <form className="workspace-form" aria-labelledby={`${id}-heading`} onSubmit={save} noValidate>
       <h1 id={`${id}-heading`}>Workspace</h1>
@@ -98,7 +93,7 @@ export default function WorkspaceSettings({ session }: SectionProps) {
             <button type="button" onClick={load}>Reload</button>
           </div>
         )
-        : error ? <ErrorMessage error={error} /> : null}
+        : action.error ? <ErrorMessage error={action.error} /> : null}
       <label htmlFor={`${id}-name`}>Name</label>
       <input
         id={`${id}-name`} name="name" value={name} maxLength={200} required autoComplete="organization"
@@ -118,7 +113,7 @@ export default function WorkspaceSettings({ session }: SectionProps) {
       <p className="hint" id={`${id}-zone-now`}>Now in {zone.replaceAll('_', ' ')}: {nowIn(zone)}.</p>
       {usedFor}
       <div className="form-actions">
-        <button type="submit" disabled={busy}>{busy ? 'Saving…' : 'Save workspace'}</button>
+        <button type="submit" disabled={action.busy}>{action.busy ? 'Saving…' : 'Save workspace'}</button>
       </div>
     </form>
   );

@@ -1,6 +1,7 @@
 import { useId, useRef, useState, type KeyboardEvent, type PointerEvent } from 'react';
 import { ApiProblem } from '../api.ts';
 import { ErrorMessage } from '../ErrorMessage.tsx';
+import { useAction } from '../useAction.ts';
 import { describeShapes, ShapeElements } from './AnnotationShapes.tsx';
 import { photosApi, type PhotoDetail, type Shape, type ShapeType, type WithEtag } from './photosApi.ts';
 import './annotate.css';
@@ -47,9 +48,8 @@ export default function AnnotationEditor({ photo, etag, src, alt, width, height,
   const [widthName, setWidthName] = useState('Medium');
   const [text, setText] = useState('');
   const [notice, setNotice] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>(null);
+  const action = useAction();
   const [stale, setStale] = useState(false);
-  const [busy, setBusy] = useState(false);
   const start = useRef<[number, number] | null>(null);
   const ids = useId();
   const [, strokeWidth, textSize] = WIDTHS.find(([name]) => name === widthName)!;
@@ -135,24 +135,18 @@ export default function AnnotationEditor({ photo, etag, src, alt, width, height,
   }
 
   async function save(currentEtag: string | null) {
-    setBusy(true);
-    setError(null);
     setStale(false);
-    try {
-      onSaved(await photosApi.saveAnnotations(photo.id, shapes, currentEtag));
-    } catch (err) {
+    await action.run(async () => onSaved(await photosApi.saveAnnotations(photo.id, shapes, currentEtag)), (err) => {
       if (err instanceof ApiProblem && err.status === 412) setStale(true);
-      else setError(err);
-    } finally {
-      setBusy(false);
-    }
+      else action.setError(err);
+    });
   }
   async function saveOverTheirs() {
     try {
       const latest = await photosApi.photo(photo.id);
       await save(latest.etag);
     } catch (err) {
-      setError(err);
+      action.setError(err);
     }
   }
   function onKeyDown(e: KeyboardEvent) {
@@ -222,16 +216,16 @@ export default function AnnotationEditor({ photo, etag, src, alt, width, height,
           <div className="error" role="alert">
             <strong>Someone else changed this photo since you opened it.</strong>
             <span> Nothing was saved. Save your drawing over their version, or cancel to see theirs. </span>
-            <button type="button" disabled={busy} onClick={saveOverTheirs}>Save mine anyway</button>
+            <button type="button" disabled={action.busy} onClick={saveOverTheirs}>Save mine anyway</button>
           </div>
         )
         : null}
-      {error ? <ErrorMessage error={error} /> : null}
+      {action.error ? <ErrorMessage error={action.error} /> : null}
       <div className="form-actions">
         <button type="button" onClick={undo} disabled={history.length === 0}>Undo</button>
         <button type="button" onClick={redo} disabled={undone.length === 0}>Redo</button>
         <button type="button" onClick={() => change([], 'Cleared. Save to remove every shape.')} disabled={shapes.length === 0}>Clear</button>
-        <button type="button" onClick={() => save(etag)} disabled={busy}>{busy ? 'Saving…' : 'Save annotations'}</button>
+        <button type="button" onClick={() => save(etag)} disabled={action.busy}>{action.busy ? 'Saving…' : 'Save annotations'}</button>
         <button type="button" className="secondary" onClick={onCancel}>Cancel</button>
       </div>
     </section>

@@ -1,6 +1,7 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { ApiProblem } from '../api.ts';
 import { ErrorMessage } from '../ErrorMessage.tsx';
+import { useAction } from '../useAction.ts';
 import { photosApi, type PhotoDetail, type WithEtag } from './photosApi.ts';
 
 const CAPTION_MAX = 2000;
@@ -16,8 +17,7 @@ export function CaptionForm({ photo, etag, onSaved, onReload }: {
   onReload(): void;
 }) {
   const [caption, setCaption] = useState(photo.caption ?? '');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const action = useAction();
   const [notice, setNotice] = useState<string | null>(null);
   const id = useId();
   // A caption changed elsewhere (another save answered a newer photo) refills the field, unless it is being edited.
@@ -31,37 +31,31 @@ export function CaptionForm({ photo, etag, onSaved, onReload }: {
 
   async function save(e: FormEvent) {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
     setNotice(null);
-    try {
+    await action.run(async () => {
       const saved = await photosApi.updateCaption(photo.id, caption.trim() || null, etag);
       setCaption(saved.body.caption ?? '');
       onSaved(saved);
       setNotice('The caption is saved.');
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (
     <form className="caption-form" onSubmit={save}>
       <label htmlFor={`${id}-caption`}>Caption</label>
       <textarea id={`${id}-caption`} value={caption} maxLength={CAPTION_MAX} rows={3} onChange={(e) => { setCaption(e.target.value); setNotice(null); }} />
-      {error instanceof ApiProblem && error.status === 412
+      {action.error instanceof ApiProblem && action.error.status === 412
         ? (
           <div className="error" role="alert">
             <strong>Someone else changed this photo; reload</strong>
             <span> to see their changes, then make yours again. Nothing was saved. </span>
-            <button type="button" onClick={() => { setError(null); onReload(); }}>Reload</button>
+            <button type="button" onClick={() => { action.clear(); onReload(); }}>Reload</button>
           </div>
         )
-        : error ? <ErrorMessage error={error} /> : null}
+        : action.error ? <ErrorMessage error={action.error} /> : null}
       {notice ? <p role="status" className="notice">{notice}</p> : null}
       <div className="form-actions">
-        <button type="submit" disabled={busy || !changed}>{busy ? 'Saving…' : 'Save caption'}</button>
+        <button type="submit" disabled={action.busy || !changed}>{action.busy ? 'Saving…' : 'Save caption'}</button>
       </div>
     </form>
   );

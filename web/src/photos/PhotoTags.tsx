@@ -1,5 +1,6 @@
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { ErrorMessage } from '../ErrorMessage.tsx';
+import { useAction } from '../useAction.ts';
 import { photosApi, type PhotoDetail, type TagSummary, type WithEtag } from './photosApi.ts';
 
 /**
@@ -14,31 +15,24 @@ export function PhotoTags({ photo, onChanged, onRemoved }: {
 }) {
   const [all, setAll] = useState<TagSummary[] | null>(null);
   const [choice, setChoice] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const action = useAction();
   const [notice, setNotice] = useState<string | null>(null);
   const id = useId();
   useEffect(() => {
     let live = true;
-    photosApi.allTags().then((tags) => live && setAll(tags), (err) => live && setError(err));
+    photosApi.allTags().then((tags) => live && setAll(tags), (err) => live && action.setError(err));
     return () => {
       live = false;
     };
   }, []);
   const others = (all ?? []).filter((t) => !photo.tags.some((mine) => mine.id === t.id));
 
-  async function act(work: () => Promise<void>, words: string) {
-    setBusy(true);
-    setError(null);
+  function act(work: () => Promise<void>, words: string) {
     setNotice(null);
-    try {
+    return action.run(async () => {
       await work();
       setNotice(words);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   }
   function add(e: FormEvent) {
     e.preventDefault();
@@ -65,7 +59,7 @@ export function PhotoTags({ photo, onChanged, onRemoved }: {
               <li key={tag.id}>
                 <span className="tag-dot" style={{ background: tag.color }} aria-hidden="true" />
                 {tag.name}
-                <button type="button" className="secondary" disabled={busy} aria-label={`Remove tag ${tag.name}`} onClick={() => remove(tag)}>Remove</button>
+                <button type="button" className="secondary" disabled={action.busy} aria-label={`Remove tag ${tag.name}`} onClick={() => remove(tag)}>Remove</button>
               </li>
             ))}
           </ul>
@@ -77,11 +71,11 @@ export function PhotoTags({ photo, onChanged, onRemoved }: {
             <option value="">{all === null ? 'Loading tags…' : others.length === 0 ? 'No other tags' : 'Choose a tag'}</option>
             {others.map((t) => <option key={t.id} value={t.id}>{t.name}</option>)}
           </select>
-          <button type="submit" disabled={busy || !choice}>Add tag</button>
+          <button type="submit" disabled={action.busy || !choice}>Add tag</button>
         </div>
       </form>
       {notice ? <p role="status" className="muted">{notice}</p> : null}
-      {error ? <ErrorMessage error={error} /> : null}
+      {action.error ? <ErrorMessage error={action.error} /> : null}
     </section>
   );
 }

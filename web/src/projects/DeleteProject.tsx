@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import { useLocation } from 'wouter';
 import { ApiProblem, type Project } from '../api.ts';
 import { ErrorMessage } from '../ErrorMessage.tsx';
+import { useAction } from '../useAction.ts';
 import { projectsApi } from './projectsApi.ts';
 import './projects.css';
 
@@ -24,8 +25,7 @@ const MAY_DELETE = ['admin', 'manager'];
 export function DeleteProject({ project, etag }: { project: Project; etag: string | null }) {
   const dialog = useRef<HTMLDialogElement>(null);
   const opener = useRef<HTMLButtonElement>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const action = useAction();
   const [, navigate] = useLocation();
   const headingId = `delete-${project.id}-heading`;
   // Unknown until /v1/users/me answers; if it cannot, the button shows and the API decides.
@@ -38,24 +38,16 @@ export function DeleteProject({ project, etag }: { project: Project; etag: strin
     };
   }, []);
 
-  async function confirm() {
-    setBusy(true);
-    setError(null);
-    try {
-      await projectsApi.deleteProject(project.id, etag);
-      dialog.current?.close();
-      navigate('/projects', { state: { notice: `The project “${project.name}” is deleted.` } });
-    } catch (err) {
-      setError(deleteProblem(err));
-    } finally {
-      setBusy(false);
-    }
-  }
+  const confirm = () => action.run(async () => {
+    await projectsApi.deleteProject(project.id, etag);
+    dialog.current?.close();
+    navigate('/projects', { state: { notice: `The project “${project.name}” is deleted.` } });
+  }, (err) => action.setError(deleteProblem(err)));
 
   if (!mayDelete) return null;
   return (
     <>
-      <button type="button" ref={opener} className="danger" onClick={() => { setError(null); dialog.current?.showModal(); }}>Delete project</button>
+      <button type="button" ref={opener} className="danger" onClick={() => { action.clear(); dialog.current?.showModal(); }}>Delete project</button>
       <dialog
         ref={dialog} className="confirm-dialog" aria-labelledby={headingId}
         // Escape and Cancel both close it; focus goes back to the button that opened it.
@@ -66,10 +58,10 @@ export function DeleteProject({ project, etag }: { project: Project; etag: strin
           This deletes the project for everyone, with all its photos, videos, documents, tasks, comments and
           reports, and its crew list. It cannot be undone. To keep it out of the way instead, archive it.
         </p>
-        {error ? <ErrorMessage error={error} /> : null}
+        {action.error ? <ErrorMessage error={action.error} /> : null}
         <div className="form-actions">
           <button type="button" className="secondary" onClick={() => dialog.current?.close()}>Cancel</button>
-          <button type="button" className="danger" disabled={busy} onClick={confirm}>{busy ? 'Deleting…' : 'Delete project'}</button>
+          <button type="button" className="danger" disabled={action.busy} onClick={confirm}>{action.busy ? 'Deleting…' : 'Delete project'}</button>
         </div>
       </dialog>
     </>

@@ -4,6 +4,7 @@ import { ErrorMessage } from '../ErrorMessage.tsx';
 import { PhotoChoiceFields, photoSelection, usePhotoChoice } from '../photos/PhotoChoice.tsx';
 import type { TimelineFilters } from '../photos/useTimeline.ts';
 import { zoneGroups } from '../timeZones.ts';
+import { useAction } from '../useAction.ts';
 import { reportsApi, TITLE_MAX, type Layout, type PageSize, type Report, type ReportInput } from './reportsApi.ts';
 
 const LAYOUTS: Array<[Layout, string]> = [[1, '1 photo per page'], [2, '2 photos per page'], [4, '4 photos per page (2 × 2)']];
@@ -32,10 +33,9 @@ export function ReportForm({ project, photoIds, filters, onCreated, onCancel }: 
   const [tasks, setTasks] = useState(false);
   const [comments, setComments] = useState(false);
   const [titleProblem, setTitleProblem] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const action = useAction();
   const titleInput = useRef<HTMLInputElement>(null);
-  const choice = usePhotoChoice(photoIds, filters, setError);
+  const choice = usePhotoChoice(photoIds, filters, action.setError);
 
   useEffect(() => {
     let live = true;
@@ -52,7 +52,7 @@ export function ReportForm({ project, photoIds, filters, onCreated, onCancel }: 
 
   async function submit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
-    setError(null);
+    action.clear();
     if (!title.trim()) {
       setTitleProblem('Give the report a title.');
       titleInput.current?.focus();
@@ -64,14 +64,7 @@ export function ReportForm({ project, photoIds, filters, onCreated, onCancel }: 
       title: title.trim(),
       options: { layout, page_size: pageSize, include_annotations: annotations, include_tasks: tasks, include_comments: comments, ...(zone ? { time_zone: zone } : {}) },
     };
-    setBusy(true);
-    try {
-      onCreated(await reportsApi.create(project.id, input));
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    await action.run(async () => onCreated(await reportsApi.create(project.id, input)));
   }
 
   return (
@@ -127,9 +120,9 @@ export function ReportForm({ project, photoIds, filters, onCreated, onCancel }: 
         </div>
       </fieldset>
       <p className="hint">The cover shows the project’s cover photo, or else the report’s first photo.</p>
-      {error ? <ErrorMessage error={error} /> : null}
+      {action.error ? <ErrorMessage error={action.error} /> : null}
       <div className="form-actions">
-        <button type="submit" disabled={busy}>{busy ? 'Asking for the report…' : 'Make the report'}</button>
+        <button type="submit" disabled={action.busy}>{action.busy ? 'Asking for the report…' : 'Make the report'}</button>
         <button type="button" className="secondary" onClick={onCancel}>Cancel</button>
       </div>
     </form>

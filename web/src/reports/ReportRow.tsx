@@ -2,6 +2,7 @@ import { useId, useState } from 'react';
 import { ConfirmDialog } from '../ConfirmDialog.tsx';
 import { ErrorMessage } from '../ErrorMessage.tsx';
 import { ShareButton } from '../share/ShareButton.tsx';
+import { useAction } from '../useAction.ts';
 import { reportsApi, type Report } from './reportsApi.ts';
 
 const whenFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
@@ -41,25 +42,18 @@ function contentWords(r: Report): string {
  */
 export function ReportRow({ report, who, mayDelete, onDeleted }: { report: Report; who: string; mayDelete: boolean; onDeleted(report: Report): void }) {
   const [confirming, setConfirming] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const action = useAction();
   const id = useId();
   const named = <span className="visually-hidden"> “{report.title}”</span>;
 
-  async function remove() {
-    setBusy(true);
-    setError(null);
-    try {
-      await reportsApi.remove(report.id);
-      setConfirming(false);
-      onDeleted(report);
-    } catch (err) {
-      setConfirming(false);
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  }
+  const remove = () => action.run(async () => {
+    await reportsApi.remove(report.id);
+    setConfirming(false);
+    onDeleted(report);
+  }, (err) => {
+    setConfirming(false);
+    action.setError(err);
+  });
 
   return (
     <li className={`report report-${report.status}`} aria-labelledby={`${id}-title`}>
@@ -80,11 +74,11 @@ export function ReportRow({ report, who, mayDelete, onDeleted }: { report: Repor
           : null}
         {mayDelete ? <button type="button" className="secondary" onClick={() => setConfirming(true)}>Delete{named}</button> : null}
       </div>
-      {error ? <ErrorMessage error={error} /> : null}
+      {action.error ? <ErrorMessage error={action.error} /> : null}
       {mayDelete
         ? (
           <ConfirmDialog
-            open={confirming} title={`Delete the report “${report.title}”?`} confirmLabel="Delete report" danger busy={busy}
+            open={confirming} title={`Delete the report “${report.title}”?`} confirmLabel="Delete report" danger busy={action.busy}
             onConfirm={remove} onCancel={() => setConfirming(false)}
           >
             <p>The PDF goes with it: its links stop working, for everyone who has them.</p>

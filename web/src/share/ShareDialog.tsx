@@ -1,6 +1,7 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { createPortal } from 'react-dom';
 import { ErrorMessage } from '../ErrorMessage.tsx';
+import { useAction } from '../useAction.ts';
 import { CopyLink } from './CopyLink.tsx';
 import { expiryWords } from './shareWords.ts';
 import { shareLinksApi, type ShareContent, type ShareLink } from './shareLinksApi.ts';
@@ -46,8 +47,7 @@ export function ShareDialog({ open, projectId, content, what, onClose, onCreated
   const [day, setDay] = useState('');
   const [dayProblem, setDayProblem] = useState<string | null>(null);
   const [downloads, setDownloads] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const action = useAction();
   const [link, setLink] = useState<ShareLink | null>(null);
 
   useEffect(() => {
@@ -56,7 +56,7 @@ export function ShareDialog({ open, projectId, content, what, onClose, onCreated
     if (open && !d.open) {
       opener.current = document.activeElement;
       setLink(null);
-      setError(null);
+      action.clear();
       setDayProblem(null);
       d.showModal();
       d.querySelector<HTMLElement>('input[type="radio"]:checked')?.focus();
@@ -70,7 +70,7 @@ export function ShareDialog({ open, projectId, content, what, onClose, onCreated
 
   async function submit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
-    setError(null);
+    action.clear();
     let expiresAt: string | null;
     if (expiry === 'never') expiresAt = null;
     else if (expiry === 'date') {
@@ -83,16 +83,11 @@ export function ShareDialog({ open, projectId, content, what, onClose, onCreated
       }
       expiresAt = end;
     } else expiresAt = new Date(Date.now() + Number(expiry) * 86_400_000).toISOString();
-    setBusy(true);
-    try {
+    await action.run(async () => {
       const made = await shareLinksApi.create(projectId, content, { expires_at: expiresAt, allow_download: downloads });
       setLink(made);
       onCreated?.(made);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   // In <body>, not where the button is: the surrounding bar's styles (its paragraphs are bold) must not reach it.
@@ -154,9 +149,9 @@ export function ShareDialog({ open, projectId, content, what, onClose, onCreated
               <label htmlFor={`${id}-downloads`}>Allow downloads</label>
             </div>
             <p className="hint" id={`${id}-downloads-hint`}>The page then offers the original files (or the report’s PDF) to download.</p>
-            {error ? <ErrorMessage error={error} /> : null}
+            {action.error ? <ErrorMessage error={action.error} /> : null}
             <div className="form-actions">
-              <button type="submit" disabled={busy}>{busy ? 'Making the link…' : 'Create link'}</button>
+              <button type="submit" disabled={action.busy}>{action.busy ? 'Making the link…' : 'Create link'}</button>
               <button type="button" className="secondary" onClick={onClose}>Cancel</button>
             </div>
           </form>

@@ -1,6 +1,7 @@
 import { useId, useState } from 'react';
 import { ConfirmDialog } from '../ConfirmDialog.tsx';
 import { ErrorMessage } from '../ErrorMessage.tsx';
+import { useAction } from '../useAction.ts';
 import { CopyLink } from './CopyLink.tsx';
 import { expiryWords, formatWhen, plural } from './shareWords.ts';
 import { shareLinksApi, type ShareLink } from './shareLinksApi.ts';
@@ -22,23 +23,16 @@ export function ShareLinkRow({ link, what, who, mayRevoke, onRevoked }: {
 }) {
   const id = useId();
   const [confirming, setConfirming] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const action = useAction();
 
-  async function revoke() {
-    setBusy(true);
-    setError(null);
-    try {
-      await shareLinksApi.revoke(link.id);
-      setConfirming(false);
-      onRevoked(await shareLinksApi.get(link.id));
-    } catch (err) {
-      setConfirming(false);
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  }
+  const revoke = () => action.run(async () => {
+    await shareLinksApi.revoke(link.id);
+    setConfirming(false);
+    onRevoked(await shareLinksApi.get(link.id));
+  }, (err) => {
+    setConfirming(false);
+    action.setError(err);
+  });
 
   const active = link.status === 'active';
   return (
@@ -65,11 +59,11 @@ export function ShareLinkRow({ link, what, who, mayRevoke, onRevoked }: {
           </div>
         )
         : null}
-      {error ? <ErrorMessage error={error} /> : null}
+      {action.error ? <ErrorMessage error={action.error} /> : null}
       {mayRevoke
         ? (
           <ConfirmDialog
-            open={confirming} title={`Revoke the link to ${what}?`} confirmLabel="Revoke link" danger busy={busy}
+            open={confirming} title={`Revoke the link to ${what}?`} confirmLabel="Revoke link" danger busy={action.busy}
             onConfirm={revoke} onCancel={() => setConfirming(false)}
           >
             <p>Its page stops working at once for everyone who has it (“This link has been turned off”). This cannot be undone: to share again, make a new link.</p>

@@ -2,6 +2,7 @@ import { useEffect, useId, useRef, useState } from 'react';
 import type { Photo } from '../api.ts';
 import { ErrorMessage } from '../ErrorMessage.tsx';
 import { PhotoCheckbox } from '../photos/PhotoCheckbox.tsx';
+import { useAction } from '../useAction.ts';
 import { tasksApi } from './tasksApi.ts';
 
 const timeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
@@ -26,18 +27,18 @@ export function PhotoPicker({ projectId, attached, onAttach }: {
   const [photos, setPhotos] = useState<Photo[]>([]);
   const [cursor, setCursor] = useState<string | null>(null);
   const [loading, setLoading] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  // Attaching; a failure to load the photos shows in the same place as its error.
+  const action = useAction();
   const [chosen, setChosen] = useState<string[]>([]);
-  const [busy, setBusy] = useState(false);
   const id = useId();
 
   function load(after: string | null) {
     setLoading(true);
-    setError(null);
+    action.clear();
     tasksApi.projectPhotos(projectId, after).then((page) => {
       setPhotos((list) => (after ? [...list, ...page.data] : page.data));
       setCursor(page.has_more ? page.next_cursor : null);
-    }, setError).finally(() => setLoading(false));
+    }, action.setError).finally(() => setLoading(false));
   }
 
   useEffect(() => {
@@ -46,23 +47,15 @@ export function PhotoPicker({ projectId, attached, onAttach }: {
 
   function show() {
     setChosen([]);
-    setError(null);
+    action.clear();
     setOpen(true);
     load(null);
   }
 
-  async function attach() {
-    setBusy(true);
-    setError(null);
-    try {
-      await onAttach(chosen);
-      dialog.current?.close();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  }
+  const attach = () => action.run(async () => {
+    await onAttach(chosen);
+    dialog.current?.close();
+  });
 
   const toggle = (photoId: string, on: boolean) => setChosen((list) => (on ? [...list, photoId] : list.filter((x) => x !== photoId)));
 
@@ -76,7 +69,7 @@ export function PhotoPicker({ projectId, attached, onAttach }: {
             onClose={() => { setOpen(false); opener.current?.focus(); }}
           >
             <h2 id={`${id}-heading`}>Attach photos from the timeline</h2>
-            {!loading && !error && photos.length === 0 ? <p>This project has no photos yet.</p> : null}
+            {!loading && !action.error && photos.length === 0 ? <p>This project has no photos yet.</p> : null}
             {photos.length > 0
               ? (
                 <ul className="picker-grid" aria-label="The project’s photos">
@@ -99,9 +92,9 @@ export function PhotoPicker({ projectId, attached, onAttach }: {
               : null}
             {loading ? <p role="status">Loading photos…</p> : null}
             {cursor && !loading ? <p><button type="button" className="secondary" onClick={() => load(cursor)}>Show more photos</button></p> : null}
-            {error ? <ErrorMessage error={error} /> : null}
+            {action.error ? <ErrorMessage error={action.error} /> : null}
             <div className="form-actions">
-              <button type="button" disabled={busy || chosen.length === 0} onClick={attach}>
+              <button type="button" disabled={action.busy || chosen.length === 0} onClick={attach}>
                 {chosen.length === 0 ? 'Attach' : chosen.length === 1 ? 'Attach 1 photo' : `Attach ${chosen.length} photos`}
               </button>
               <button type="button" className="secondary" onClick={() => dialog.current?.close()}>Cancel</button>

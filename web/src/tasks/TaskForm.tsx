@@ -2,6 +2,7 @@ import { useId, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { ApiProblem } from '../api.ts';
 import { personName, type Person } from '../comments/commentsApi.ts';
 import { ErrorMessage } from '../ErrorMessage.tsx';
+import { useAction } from '../useAction.ts';
 import { TITLE_MAX, type Task, type TaskInput } from './tasksApi.ts';
 import { dueAtOf, dueDayOf } from './taskWords.ts';
 
@@ -32,8 +33,7 @@ export function TaskForm({ heading, task, crew, people, submitLabel, onSubmit, o
   const [assignee, setAssignee] = useState(task?.assignee_id ?? '');
   const [dueDay, setDueDay] = useState(dueDayOf(task?.due_at ?? null));
   const [fieldErrors, setFieldErrors] = useState<Partial<Record<Field, string>>>({});
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const action = useAction();
   const formRef = useRef<HTMLFormElement>(null);
   const id = useId();
   const ids = (f: Field) => ({ input: `${id}-${f}`, error: `${id}-${f}-error` });
@@ -54,19 +54,18 @@ export function TaskForm({ heading, task, crew, people, submitLabel, onSubmit, o
 
   async function submit(e: FormEvent) {
     e.preventDefault();
-    setError(null);
+    action.clear();
     const local: Partial<Record<Field, string>> = {};
     if (title.trim() === '') local.title = 'Give the task a title.';
     else if (title.trim().length > TITLE_MAX) local.title = `A title has at most ${TITLE_MAX} characters.`;
     setFieldErrors(local);
     if (Object.keys(local).length > 0) return focusFirst(local);
-    setBusy(true);
-    try {
+    await action.run(async () => {
       // An unchanged day keeps the task's own due time (one set through the API may not be the end of a day).
       const dueAt = task && dueDay === dueDayOf(task.due_at) ? task.due_at : dueAtOf(dueDay);
       await onSubmit({ title: title.trim(), description: description.trim() === '' ? null : description, assignee_id: assignee || null, due_at: dueAt });
-    } catch (err) {
-      setError(err);
+    }, (err) => {
+      action.setError(err);
       if (err instanceof ApiProblem) {
         const byField: Partial<Record<Field, string>> = {};
         for (const fe of err.errors) {
@@ -76,14 +75,12 @@ export function TaskForm({ heading, task, crew, people, submitLabel, onSubmit, o
         setFieldErrors(byField);
         focusFirst(byField);
       }
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   const described = (f: Field, hint?: string) => [hint, fieldErrors[f] ? ids(f).error : ''].filter(Boolean).join(' ') || undefined;
   const problem = (f: Field) => (fieldErrors[f] ? <p className="field-error" id={ids(f).error}>{fieldErrors[f]}</p> : null);
-  const custom = error instanceof ApiProblem && problemWords ? problemWords(error) : null;
+  const custom = action.error instanceof ApiProblem && problemWords ? problemWords(action.error) : null;
 
   return (
     <form ref={formRef} className="task-form" aria-label={heading} onSubmit={submit} noValidate>
@@ -117,9 +114,9 @@ export function TaskForm({ heading, task, crew, people, submitLabel, onSubmit, o
         aria-describedby={described('due_at', `${id}-due-hint`)} onChange={(e) => setDueDay(e.target.value)}
       />
       {problem('due_at')}
-      {error ? custom ?? <ErrorMessage error={error} /> : null}
+      {action.error ? custom ?? <ErrorMessage error={action.error} /> : null}
       <div className="form-actions">
-        <button type="submit" disabled={busy}>{busy ? 'Saving…' : submitLabel}</button>
+        <button type="submit" disabled={action.busy}>{action.busy ? 'Saving…' : submitLabel}</button>
         <button type="button" className="secondary" onClick={onCancel}>Cancel</button>
       </div>
     </form>

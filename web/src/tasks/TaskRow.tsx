@@ -1,7 +1,8 @@
-import { useId, useState } from 'react';
+import { useId } from 'react';
 import { Link } from 'wouter';
 import type { Person } from '../comments/commentsApi.ts';
 import { ErrorMessage } from '../ErrorMessage.tsx';
+import { useAction } from '../useAction.ts';
 import { tasksApi, type Task } from './tasksApi.ts';
 import { assigneeWords, dueWords, isOverdue, photoCountWords, statusWords } from './taskWords.ts';
 
@@ -16,33 +17,26 @@ export function CompleteToggle({ task, onChanged, label }: {
   /** The visible words next to the box; the title is always in its name. */
   label?: string;
 }) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const action = useAction();
   const id = useId();
 
-  async function toggle() {
-    if (busy) return;
-    setBusy(true);
-    setError(null);
-    try {
+  function toggle() {
+    if (action.busy) return;
+    void action.run(async () => {
       const { body, etag } = task.status === 'completed' ? await tasksApi.reopen(task.id) : await tasksApi.complete(task.id);
       onChanged(body, etag);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (
     <div className="complete-toggle">
       {/* Not disabled while saving: a disabled box would lose the keyboard focus. */}
-      <input id={id} type="checkbox" checked={task.status === 'completed'} aria-busy={busy || undefined} onChange={toggle} />
+      <input id={id} type="checkbox" checked={task.status === 'completed'} aria-busy={action.busy || undefined} onChange={toggle} />
       <label htmlFor={id}>
         {label ? <span aria-hidden="true">{label}</span> : null}
         <span className="visually-hidden">Completed: {task.title}</span>
       </label>
-      {error ? <ErrorMessage error={error} /> : null}
+      {action.error ? <ErrorMessage error={action.error} /> : null}
     </div>
   );
 }

@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { ApiProblem } from '../api.ts';
 import { ErrorMessage } from '../ErrorMessage.tsx';
+import { useAction } from '../useAction.ts';
 import { webhooksApi } from './webhooksApi.ts';
 
 /** A Date as a datetime-local value in the browser's time zone ("2026-11-25T07:30"). */
@@ -15,32 +16,26 @@ function toLocalInput(date: Date): string {
 export function ReplayForm({ webhookId, enabled, onQueued }: { webhookId: string; enabled: boolean; onQueued(): void }) {
   const [from, setFrom] = useState(() => toLocalInput(new Date(Date.now() - 3_600_000)));
   const [to, setTo] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const action = useAction();
   const [notice, setNotice] = useState<string | null>(null);
 
   async function replay(e: FormEvent) {
     e.preventDefault();
-    setError(null);
+    action.clear();
     setNotice(null);
     const since = new Date(from);
     const until = to ? new Date(to) : new Date();
     if (Number.isNaN(since.getTime())) {
-      setError(new ApiProblem(0, 'no_from', 'Choose when to start', 'Fill in “From” with a date and time.'));
+      action.setError(new ApiProblem(0, 'no_from', 'Choose when to start', 'Fill in “From” with a date and time.'));
       return;
     }
-    setBusy(true);
-    try {
+    await action.run(async () => {
       const { queued } = await webhooksApi.replay(webhookId, since.toISOString(), until.toISOString());
       setNotice(queued === 0
         ? 'No events of this endpoint’s kinds happened in that time: nothing was queued.'
         : `${queued} ${queued === 1 ? 'delivery was' : 'deliveries were'} queued; they appear in the log above.`);
       onQueued();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (
@@ -56,10 +51,10 @@ export function ReplayForm({ webhookId, enabled, onQueued }: { webhookId: string
           <label htmlFor="replay-to">To <span className="muted">(empty: now)</span></label>
           <input id="replay-to" type="datetime-local" value={to} onChange={(e) => setTo(e.target.value)} />
         </div>
-        <button type="submit" disabled={busy || !enabled}>{busy ? 'Queuing…' : 'Replay'}</button>
+        <button type="submit" disabled={action.busy || !enabled}>{action.busy ? 'Queuing…' : 'Replay'}</button>
       </div>
       <p role="status" className={notice ? 'notice' : 'visually-hidden'}>{notice}</p>
-      {error ? <ErrorMessage error={error} /> : null}
+      {action.error ? <ErrorMessage error={action.error} /> : null}
     </form>
   );
 }

@@ -1,6 +1,7 @@
 import { useId, useState, type FormEvent } from 'react';
 import { ApiProblem } from '../api.ts';
 import { ErrorMessage } from '../ErrorMessage.tsx';
+import { useAction } from '../useAction.ts';
 import { EventPicker } from './EventPicker.tsx';
 import type { Webhook, WebhookInput } from './webhooksApi.ts';
 
@@ -25,27 +26,19 @@ export function WebhookForm({ webhook, submitLabel, onSubmit, onCancel }: {
   const [description, setDescription] = useState(webhook?.description ?? '');
   const [events, setEvents] = useState<string[]>(webhook?.events ?? ['*']);
   const [enabled, setEnabled] = useState(webhook?.enabled ?? true);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const action = useAction();
   const id = useId();
-  const urlProblem = fieldProblem(error, 'url');
-  const eventsProblem = fieldProblem(error, 'events') ?? (events.length === 0 && error ? 'Choose at least one event, or All events.' : undefined);
+  const urlProblem = fieldProblem(action.error, 'url');
+  const eventsProblem = fieldProblem(action.error, 'events') ?? (events.length === 0 && action.error ? 'Choose at least one event, or All events.' : undefined);
 
   async function submit(e: FormEvent) {
     e.preventDefault();
-    setError(null);
+    action.clear();
     if (events.length === 0) {
-      setError(new ApiProblem(0, 'no_events', 'Choose what to send', 'Tick All events, or at least one event type.'));
+      action.setError(new ApiProblem(0, 'no_events', 'Choose what to send', 'Tick All events, or at least one event type.'));
       return;
     }
-    setBusy(true);
-    try {
-      await onSubmit({ url: url.trim(), description: description.trim() || null, events, ...(webhook ? { enabled } : {}) });
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    await action.run(() => onSubmit({ url: url.trim(), description: description.trim() || null, events, ...(webhook ? { enabled } : {}) }));
   }
 
   return (
@@ -70,9 +63,9 @@ export function WebhookForm({ webhook, submitLabel, onSubmit, onCancel }: {
           </label>
         )
         : null}
-      {error ? <ErrorMessage error={error} /> : null}
+      {action.error ? <ErrorMessage error={action.error} /> : null}
       <div className="form-actions">
-        <button type="submit" disabled={busy}>{busy ? 'Saving…' : submitLabel}</button>
+        <button type="submit" disabled={action.busy}>{action.busy ? 'Saving…' : submitLabel}</button>
         <button type="button" className="secondary" onClick={onCancel}>Cancel</button>
       </div>
     </form>

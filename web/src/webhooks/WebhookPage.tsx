@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { ErrorMessage } from '../ErrorMessage.tsx';
 import { ConfirmDialog } from '../ConfirmDialog.tsx';
+import { useAction } from '../useAction.ts';
 import { DeliveryLog } from './DeliveryLog.tsx';
 import { WebhookHealth } from './WebhookList.tsx';
 import { SecretOnce } from './SecretOnce.tsx';
@@ -29,8 +30,7 @@ export function WebhookPage({ id }: { id: string }) {
   const [confirming, setConfirming] = useState<Confirming>(null);
   const [grace, setGrace] = useState<number>(GRACE[0].seconds);
   const [secret, setSecret] = useState<{ value: string; grace: number } | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const action = useAction();
   const [notice, setNotice] = useState<string | null>(null);
   const [logGeneration, setLogGeneration] = useState(0);
   const [, navigate] = useLocation();
@@ -53,17 +53,9 @@ export function WebhookPage({ id }: { id: string }) {
   }, [id]);
 
   /** Runs one action: clears the last message, shows the error in words if it fails. */
-  async function act(work: () => Promise<void>) {
-    setBusy(true);
-    setError(null);
+  function act(work: () => Promise<void>) {
     setNotice(null);
-    try {
-      await work();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    return action.run(work);
   }
 
   const save = async (input: WebhookInput) => {
@@ -137,7 +129,7 @@ export function WebhookPage({ id }: { id: string }) {
         )
         : null}
       <p role="status" className={notice ? 'notice' : 'visually-hidden'}>{notice}</p>
-      {error ? <ErrorMessage error={error} /> : null}
+      {action.error ? <ErrorMessage error={action.error} /> : null}
       {editing
         ? (
           <section aria-labelledby="edit-webhook" className="panel">
@@ -147,22 +139,22 @@ export function WebhookPage({ id }: { id: string }) {
         )
         : (
           <div className="form-actions">
-            <button type="button" onClick={ping} disabled={busy || !webhook.enabled}>Send a test event</button>
+            <button type="button" onClick={ping} disabled={action.busy || !webhook.enabled}>Send a test event</button>
             <button type="button" className="secondary" onClick={() => setEditing(true)}>Edit</button>
-            <button type="button" className="secondary" onClick={() => setEnabled(!webhook.enabled)} disabled={busy}>{webhook.enabled ? 'Disable' : 'Enable'}</button>
+            <button type="button" className="secondary" onClick={() => setEnabled(!webhook.enabled)} disabled={action.busy}>{webhook.enabled ? 'Disable' : 'Enable'}</button>
             <button type="button" className="secondary" onClick={() => setConfirming('rotate')}>Rotate secret</button>
             <button type="button" className="danger" onClick={() => setConfirming('delete')}>Delete</button>
           </div>
         )}
       <ConfirmDialog
-        open={confirming === 'delete'} title="Delete this endpoint?" confirmLabel="Delete endpoint" danger busy={busy}
+        open={confirming === 'delete'} title="Delete this endpoint?" confirmLabel="Delete endpoint" danger busy={action.busy}
         onConfirm={remove} onCancel={() => setConfirming(null)}
       >
         <p>Deliveries to <span className="url">{webhook.url}</span> stop, and its delivery log is deleted with it. This cannot be undone.</p>
-        {error && confirming === 'delete' ? <ErrorMessage error={error} /> : null}
+        {action.error && confirming === 'delete' ? <ErrorMessage error={action.error} /> : null}
       </ConfirmDialog>
       <ConfirmDialog
-        open={confirming === 'rotate'} title="Rotate the signing secret?" confirmLabel="Rotate secret" busy={busy}
+        open={confirming === 'rotate'} title="Rotate the signing secret?" confirmLabel="Rotate secret" busy={action.busy}
         onConfirm={rotate} onCancel={() => setConfirming(null)}
       >
         <p>A new secret is made and shown once. The old one can keep signing alongside it for a while, so the receiver does not reject deliveries while you change it over.</p>
@@ -171,7 +163,7 @@ export function WebhookPage({ id }: { id: string }) {
           {GRACE.map((g) => <option key={g.seconds} value={g.seconds}>{g.words}</option>)}
         </select>
         <p className="hint">Chosen: {graceWords}. Deliveries then carry two signatures.</p>
-        {error && confirming === 'rotate' ? <ErrorMessage error={error} /> : null}
+        {action.error && confirming === 'rotate' ? <ErrorMessage error={action.error} /> : null}
       </ConfirmDialog>
       <DeliveryLog webhookId={id} enabled={webhook.enabled} generation={logGeneration} />
     </div>
