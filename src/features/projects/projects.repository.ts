@@ -10,7 +10,7 @@ import type { UserRow } from '../users/users.views.ts';
 import { ADDRESS_FIELDS } from './projects.schemas.ts';
 import type { ProjectRow } from './projects.views.ts';
 
-/** Visible to a restricted user: they created it or are on its crew. Kept beside `visibleIds`, its twin. */
+/** Visible to a restricted user: they created it or are on its crew. Also as ids: `visibleIds` (a set), `visibleStream` (in order); change all three. */
 const createdByOrMemberOf = (projectRef: string, creatorRef: string, userId: string): Expression<SqlBool> =>
   sql<SqlBool>`(${sql.ref(creatorRef)} = ${userId} or exists (select 1 from project_members vm where vm.project_id = ${sql.ref(projectRef)} and vm.user_id = ${userId}))`;
 
